@@ -1,0 +1,51 @@
+# Two entry points: `make run` starts the dashboard, `make test` runs every check.
+# Both create .venv with the system python3 (3.11 or newer) and install what they need.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+ADDRESS ?= 127.0.0.1
+PORT ?= 8501
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: run test test-fast chromium clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (PYTHON=python3.11 make ...)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.run-deps: requirements.txt | $(BIN)/python
+	$(BIN)/pip install -q -r requirements.txt
+	@touch $@
+
+$(VENV)/.dev-deps: requirements-dev.txt $(VENV)/.run-deps
+	$(BIN)/pip install -q -r requirements-dev.txt
+	@touch $@
+
+run: $(VENV)/.run-deps
+	@echo "Attention Explorer will be at http://$(ADDRESS):$(PORT)  (Ctrl+C stops it)"
+	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT)
+
+# The browser tests drive Debian's chromium; install it when missing and we may (root + apt-get).
+chromium:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing chromium for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "The browser tests need Chromium at $(CHROMIUM): install it (apt-get install chromium) or set CHROMIUM=/path/to/chrome"; exit 1; \
+	  fi; \
+	fi
+
+test: $(VENV)/.dev-deps chromium
+	$(BIN)/ruff check .
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
+
+# Unit and AppTest suites only (no browser): the quick loop while editing.
+test-fast: $(VENV)/.dev-deps
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -m "not e2e"
+
+clean:
+	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache

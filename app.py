@@ -1,0 +1,23 @@
+"""Attention Explorer: the router. Page config once, navigation over pages/, shared sidebar."""
+
+import streamlit as st
+
+from explorer.device import describe_device
+from explorer.ui.state import keep_shared_state
+
+st.set_page_config(page_title="Attention Explorer", page_icon="🔍", layout="wide")
+keep_shared_state()
+
+PAGES = {
+    "Kernels": [
+        st.Page("pages/kernel_regression.py", title="Kernel regression", icon="📈", default=True),
+    ],
+}
+
+nav = st.navigation(PAGES)
+with st.sidebar:
+    try:
+        st.caption(f"Compute device: **{describe_device()}**")
+    except ValueError as err:
+        st.error(str(err))
+nav.run()

@@ -1,0 +1,69 @@
+"""Kernel profiles for Nadaraya-Watson regression, defined once for the whole product.
+
+Each kernel is a profile of ``u = (x - x_i) / h``. NW normalises the weights, so constant factors
+do not matter and are left out. Kernels with unbounded support also give their log-profile, so that
+weights can be computed as a softmax in the log domain (a tiny bandwidth never gives 0/0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str                      # key used everywhere (URLs, CLI, tests)
+    display: str                   # label shown to people
+    latex: str                     # the profile K(u) as LaTeX
+    profile: Callable[[torch.Tensor], torch.Tensor]
+    log_profile: Callable[[torch.Tensor], torch.Tensor] | None  # None for compact kernels
+    compact: bool                  # True when K(u) = 0 for |u| > 1
+    note: str = ""
+
+    def __call__(self, u: torch.Tensor) -> torch.Tensor:
+        return self.profile(u)
+
+
+def _gaussian_log(u: torch.Tensor) -> torch.Tensor:
+    return -0.5 * u * u
+
+
+def _laplace_log(u: torch.Tensor) -> torch.Tensor:
+    return -u.abs()
+
+
+KERNELS: dict[str, Kernel] = {
+    k.name: k
+    for k in (
+        Kernel("gaussian", "Gaussian", r"K(u) = \exp\left(-\tfrac{u^2}{2}\right)",
+               lambda u: torch.exp(_gaussian_log(u)), _gaussian_log, compact=False,
+               note="Smooth, never exactly zero: every training point gets some weight."),
+        Kernel("boxcar", "Boxcar", r"K(u) = \mathbf{1}[\,|u| \le 1\,]",
+               lambda u: (u.abs() <= 1).to(u.dtype), None, compact=True,
+               note="A plain average of the points within h of the query."),
+        Kernel("constant", "Constant", r"K(u) = 1",
+               lambda u: torch.ones_like(u), lambda u: torch.zeros_like(u), compact=False,
+               note="Ignores the query: every estimate is the mean of all y."),
+        Kernel("epanechnikov", "Epanechnikov", r"K(u) = \max(0,\ 1 - u^2)",
+               lambda u: (1 - u * u).clamp_min(0), None, compact=True,
+               note="Parabolic bump; optimal in the mean-squared sense among kernels of support [-1, 1]."),
+        Kernel("triangular", "Triangular", r"K(u) = \max(0,\ 1 - |u|)",
+               lambda u: (1 - u.abs()).clamp_min(0), None, compact=True,
+               note="A tent. (D2L shows this one as 'Epanechikov'; it is the triangular kernel.)"),
+        Kernel("laplace", "Laplace", r"K(u) = \exp(-|u|)",
+               lambda u: torch.exp(_laplace_log(u)), _laplace_log, compact=False,
+               note="Heavier tails than the Gaussian, with a kink at u = 0."),
+    )
+}
+
+
+def get_kernel(name: str) -> Kernel:
+    """Look a kernel up by name; an unknown name raises ``ValueError`` listing the choices."""
+    try:
+        return KERNELS[name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"kernel must be one of {', '.join(KERNELS)}; got {name!r}.") from None

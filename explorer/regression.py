@@ -1,0 +1,290 @@
+"""Nadaraya-Watson kernel regression: weights, estimates and bandwidth selection.
+
+    f(x) = sum_i K((x - x_i)/h) y_i / sum_j K((x - x_j)/h)
+
+Shapes: queries ``x_query`` (M,), training inputs ``x_train`` (N,), targets ``y_train`` (N,).
+Inputs may be tensors, numpy arrays or lists; results are torch tensors on the training data's
+device, in its floating dtype.
+
+Kernels with unbounded support (gaussian, laplace, constant) are evaluated in the log domain:
+weights are a softmax of log K, so every row sums to 1 at any distance and any bandwidth. When h is
+so small that every kernel value underflows, the row takes the h -> 0 limit exactly: equal weights
+on the nearest training point(s). Compact kernels (boxcar, epanechnikov, triangular) give an
+all-zero row, and an undefined (NaN) estimate, for a query with no training point within h.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ._checks import as_tensor, common, positive_number
+from .kernels import Kernel, get_kernel
+
+MAX_DENSE_CELLS = 25_000_000   # nw_weights refuses M x N above this (100 MB of float32 per copy)
+_CHUNK_CELLS = 4_000_000       # working-set size for the streaming estimate
+
+
+# --------------------------------------------------------------------------- validation
+def _inputs(x_query, x_train, y_train=None, kernel="gaussian", bandwidth=0.5):
+    kern = get_kernel(kernel)
+    h = positive_number(bandwidth, "bandwidth")
+    xt = as_tensor(x_train, "x_train", ndim=1)
+    xq = as_tensor(x_query, "x_query", ndim=1, device=xt.device, dtype=xt.dtype)
+    tensors = [xt, xq]
+    if y_train is not None:
+        yt = as_tensor(y_train, "y_train", ndim=1, device=xt.device, dtype=xt.dtype)
+        if yt.shape[0] != xt.shape[0]:
+            raise ValueError(f"x_train and y_train must have the same length, got {xt.shape[0]} "
+                             f"and {yt.shape[0]}.")
+        tensors.append(yt)
+    tensors = common(*tensors)
+    return kern, h, tensors
+
+
+# --------------------------------------------------------------------------- core
+def _log_or_plain(kern: Kernel, diff: torch.Tensor, h: float, self_mask: torch.Tensor | None):
+    """Kernel scores for a block of query-train differences ``diff`` (m, n).
+
+    Returns ``(scores, is_log)``: log K for unbounded kernels (with -inf where excluded), K itself
+    for compact kernels (with 0 where excluded). Rows whose log-scores all underflow to -inf are
+    replaced by the h -> 0 limit: log-score 0 on the nearest point(s), -inf elsewhere.
+    """
+    u = diff / h
+    if kern.log_profile is None:
+        k = kern.profile(u)
+        if self_mask is not None:
+            k = k.masked_fill(self_mask, 0.0)
+        return k, False
+    logk = kern.log_profile(u)
+    if self_mask is not None:
+        logk = logk.masked_fill(self_mask, -math.inf)
+    dead = torch.isneginf(logk.amax(dim=1))
+    if bool(dead.any()):
+        dist = diff.abs()
+        if self_mask is not None:
+            dist = dist.masked_fill(self_mask, math.inf)
+        nearest = dist == dist.amin(dim=1, keepdim=True)
+        nearest &= torch.isfinite(dist)
+        limit = torch.where(nearest, 0.0, -math.inf).to(logk.dtype)
+        logk = torch.where(dead[:, None], limit, logk)
+    return logk, True
+
+
+def _normalise(scores: torch.Tensor, is_log: bool) -> torch.Tensor:
+    """Rows of kernel scores -> weights summing to 1, or all zero where a row has no support."""
+    if is_log:
+        rowmax = scores.amax(dim=1, keepdim=True)
+        finite = torch.isfinite(rowmax)
+        e = torch.exp(scores - torch.where(finite, rowmax, 0.0))
+        total = e.sum(dim=1, keepdim=True)
+        return torch.where(finite, e / total.clamp_min(torch.finfo(e.dtype).tiny), 0.0)
+    total = scores.sum(dim=1, keepdim=True)
+    return torch.where(total > 0, scores / total.clamp_min(torch.finfo(scores.dtype).tiny), 0.0)
+
+
+def nw_weights(x_query, x_train, kernel: str = "gaussian", bandwidth: float = 0.5) -> torch.Tensor:
+    """The (M, N) attention matrix of NW regression: row i holds the weights of query i.
+
+    Rows sum to 1, or are all zero for a compact kernel with no training point within h of the
+    query. Never NaN. Sizes above ``MAX_DENSE_CELLS`` cells raise ``ValueError`` (use
+    ``nadaraya_watson``, which never builds the matrix).
+    """
+    kern, h, (xt, xq) = _inputs(x_query, x_train, None, kernel, bandwidth)
+    cells = xq.shape[0] * xt.shape[0]
+    if cells > MAX_DENSE_CELLS:
+        raise ValueError(
+            f"x_query x x_train = {xq.shape[0]} x {xt.shape[0]} = {cells:,} weights is more than the "
+            f"{MAX_DENSE_CELLS:,} that nw_weights builds at once; use fewer points, or "
+            "nadaraya_watson for estimates without the matrix.")
+    scores, is_log = _log_or_plain(kern, xq[:, None] - xt[None, :], h, None)
+    return _normalise(scores, is_log)
+
+
+def nadaraya_watson(x_query, x_train, y_train, kernel: str = "gaussian", bandwidth: float = 0.5,
+                    *, chunk_size: int | None = None) -> torch.Tensor:
+    """NW estimates (M,) at the queries; NaN exactly where a compact kernel has no support.
+
+    Training points are processed in chunks with a running (online) log-sum-exp normaliser, the
+    way flash attention does, so memory stays bounded for any N: the (M, N) matrix is never built.
+    ``chunk_size`` (training points per chunk) is chosen automatically when None.
+    """
+    kern, h, (xt, xq, yt) = _inputs(x_query, x_train, y_train, kernel, bandwidth)
+    return _nw_streaming(kern, h, xq, xt, yt, chunk_size)
+
+
+def _nw_streaming(kern, h, xq, xt, yt, chunk_size=None, loo=False):
+    """NW estimates over query blocks x training chunks; ``loo`` leaves point i out of query i."""
+    m, n = xq.shape[0], xt.shape[0]
+    ncol = chunk_size or max(1, min(n, _CHUNK_CELLS // max(1, min(m, 4096))))
+    nrow = max(1, min(m, _CHUNK_CELLS // ncol))
+    out = torch.empty(m, dtype=xt.dtype, device=xt.device)
+    for r0 in range(0, m, nrow):
+        q = xq[r0:r0 + nrow]
+        run_max = torch.full((q.shape[0],), -math.inf, dtype=xt.dtype, device=xt.device)
+        den = torch.zeros_like(run_max)
+        num = torch.zeros_like(run_max)
+        for c0 in range(0, n, ncol):
+            x_c, y_c = xt[c0:c0 + ncol], yt[c0:c0 + ncol]
+            diff = q[:, None] - x_c[None, :]
+            self_mask = _self_mask(r0, q.shape[0], c0, x_c.shape[0], xt.device) if loo else None
+            if kern.log_profile is None:
+                k, _ = _log_or_plain(kern, diff, h, self_mask)
+                den += k.sum(dim=1)
+                num += k @ y_c
+                continue
+            logk = kern.log_profile(diff / h)
+            if self_mask is not None:
+                logk = logk.masked_fill(self_mask, -math.inf)
+            # online log-sum-exp: rescale what was summed so far to the new running max
+            new_max = torch.maximum(run_max, logk.amax(dim=1))
+            safe = torch.where(torch.isfinite(new_max), new_max, 0.0)
+            e = torch.exp(logk - safe[:, None])
+            scale = torch.exp(run_max - safe)
+            den = den * scale + e.sum(dim=1)
+            num = num * scale + e @ y_c
+            run_max = new_max
+        est = num / den.clamp_min(torch.finfo(den.dtype).tiny)
+        if kern.log_profile is None:
+            est = torch.where(den > 0, est, math.nan)
+        else:
+            dead = torch.isneginf(run_max)
+            if bool(dead.any()):     # every kernel value underflowed: take the h -> 0 limit
+                rows = torch.nonzero(dead).flatten()
+                est[rows] = _nearest_mean(q[rows], rows + r0, xt, yt, loo)
+        out[r0:r0 + nrow] = est
+    # a convex combination of the y_i: clamp away rounding excursions past [min y, max y]
+    return torch.where(torch.isnan(out), out, out.clamp(yt.min(), yt.max()))
+
+
+def _self_mask(r0: int, nr: int, c0: int, nc: int, device) -> torch.Tensor:
+    rows = torch.arange(r0, r0 + nr, device=device)[:, None]
+    cols = torch.arange(c0, c0 + nc, device=device)[None, :]
+    return rows == cols
+
+
+def _nearest_mean(q, q_index, xt, yt, loo):
+    """Mean of y over the nearest training point(s) of each query (the h -> 0 limit of NW)."""
+    dist = (q[:, None] - xt[None, :]).abs()
+    if loo:
+        dist[torch.arange(q.shape[0], device=q.device), q_index] = math.inf
+    at_min = (dist == dist.amin(dim=1, keepdim=True)) & torch.isfinite(dist)
+    count = at_min.sum(dim=1)
+    mean = (at_min.to(yt.dtype) @ yt) / count.clamp_min(1)
+    return torch.where(count > 0, mean, math.nan)
+
+
+def nadaraya_watson_loop(x_query, x_train, y_train, kernel: str = "gaussian",
+                         bandwidth: float = 0.5) -> torch.Tensor:
+    """The same estimate, one query at a time: slow, plain, and kept as the reference."""
+    kern, h, (xt, xq, yt) = _inputs(x_query, x_train, y_train, kernel, bandwidth)
+    out = torch.empty(xq.shape[0], dtype=xt.dtype, device=xt.device)
+    for i in range(xq.shape[0]):
+        dist = (xq[i] - xt).abs()
+        u = dist / h
+        if kern.log_profile is not None:
+            log_k = kern.log_profile(u)
+            if torch.isneginf(log_k.max()):          # h far below the gap to the nearest point
+                k = (dist == dist.min()).to(xt.dtype)
+            else:
+                k = torch.exp(log_k - log_k.max())
+        else:
+            k = kern.profile(u)
+        total = k.sum()
+        out[i] = (k * yt).sum() / total if total > 0 else math.nan
+    return out
+
+
+# --------------------------------------------------------------------------- bandwidth selection
+def loo_cv_scores(x, y, kernel: str = "gaussian", bandwidths=None) -> torch.Tensor:
+    """Leave-one-out mean squared error for each bandwidth, shape (len(bandwidths),).
+
+    Each point is predicted from all the others (the kernel matrix's diagonal is excluded). A
+    bandwidth at which some point has no other point within reach of a compact kernel scores inf.
+    """
+    kern, _, (xt, _xq, yt) = _inputs(x, x, y, kernel, 1.0)
+    return _loo_scores(kern, xt, yt, _bandwidth_list(bandwidths))
+
+
+def _bandwidth_list(bandwidths) -> list[float]:
+    if bandwidths is None:
+        raise ValueError("bandwidths must be given: a list of numbers > 0.")
+    values = bandwidths.tolist() if hasattr(bandwidths, "tolist") else list(bandwidths)
+    if not values:
+        raise ValueError("bandwidths is empty: give at least one bandwidth > 0.")
+    return [positive_number(b, "each bandwidth") for b in values]
+
+
+def _loo_scores(kern, xt, yt, hs: list[float]) -> torch.Tensor:
+    if xt.shape[0] < 2:
+        raise ValueError("leave-one-out needs at least 2 training points.")
+    scores = []
+    for h in hs:
+        pred = _nw_streaming(kern, h, xt, xt, yt, loo=True)
+        scores.append(math.inf if bool(torch.isnan(pred).any()) else float(((pred - yt) ** 2).mean()))
+    return torch.tensor(scores, dtype=xt.dtype, device=xt.device)
+
+
+def select_bandwidth(x, y, kernel: str = "gaussian", bandwidths=None) -> float:
+    """The bandwidth minimising the leave-one-out error.
+
+    With ``bandwidths`` given: the grid point with the lowest score. Without: a 24-point log grid
+    from 1/1000 of the data range to twice the range, then a golden-section search on log h
+    between the best grid point's neighbours (about 40 evaluations in all).
+    """
+    kern, _, (xt, _xq, yt) = _inputs(x, x, y, kernel, 1.0)
+    if bandwidths is not None:
+        hs = _bandwidth_list(bandwidths)
+        return hs[int(torch.argmin(_loo_scores(kern, xt, yt, hs)))]
+    span = float(xt.max() - xt.min())
+    if span == 0:
+        raise ValueError("all x values are identical, so no bandwidth can be chosen: give x that vary.")
+    grid = torch.logspace(math.log10(span * 1e-3), math.log10(span * 2), 24, dtype=torch.float64).tolist()
+    scores = _loo_scores(kern, xt, yt, grid).tolist()
+    best = min(range(len(grid)), key=lambda i: scores[i])
+    lo = math.log(grid[max(best - 1, 0)])
+    hi = math.log(grid[min(best + 1, len(grid) - 1)])
+
+    def f(log_h: float) -> float:
+        return float(_loo_scores(kern, xt, yt, [math.exp(log_h)])[0])
+
+    golden = (math.sqrt(5) - 1) / 2
+    a, b = lo, hi
+    c, d = b - golden * (b - a), a + golden * (b - a)
+    fc, fd = f(c), f(d)
+    while b - a > 1e-3:
+        if fc <= fd:
+            b, d, fd = d, c, fc
+            c = b - golden * (b - a)
+            fc = f(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + golden * (b - a)
+            fd = f(d)
+    candidates = [(scores[best], grid[best]), (fc, math.exp(c)), (fd, math.exp(d))]
+    return min(candidates)[1]
+
+
+def silverman_bandwidth(x) -> float:
+    """Silverman's rule of thumb: 0.9 * min(sd, IQR / 1.34) * n^(-1/5)."""
+    xt = as_tensor(x, "x", ndim=1).double()
+    n = xt.shape[0]
+    if n < 2:
+        raise ValueError("Silverman's rule needs at least 2 points.")
+    sd = float(xt.std())
+    q75, q25 = torch.quantile(xt, torch.tensor([0.75, 0.25], dtype=xt.dtype, device=xt.device)).tolist()
+    spread = min(sd, (q75 - q25) / 1.34) if q75 > q25 else sd
+    if spread <= 0:
+        raise ValueError("all x values are identical, so Silverman's rule gives h = 0: give x that vary.")
+    return 0.9 * spread * n ** (-0.2)
+
+
+def defined_mse(estimate, target) -> tuple[float, int]:
+    """Mean squared error over the queries with a defined estimate, and how many are undefined."""
+    est = torch.as_tensor(estimate, dtype=torch.float64).cpu()
+    tgt = torch.as_tensor(target, dtype=torch.float64).cpu()
+    ok = ~torch.isnan(est)
+    n_undefined = int((~ok).sum())
+    mse = float(((est[ok] - tgt[ok]) ** 2).mean()) if bool(ok.any()) else math.nan
+    return mse, n_undefined

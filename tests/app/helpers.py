@@ -1,0 +1,42 @@
+"""Small helpers for AppTest-driven page tests."""
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def page(name: str, timeout: float = 60) -> AppTest:
+    """An AppTest for ``pages/<name>.py``, already run once."""
+    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=timeout)
+    return at.run()
+
+
+def _decode(value):
+    """Plotly serialises numpy arrays as {"dtype", "bdata"(, "shape")}: turn them back into arrays."""
+    if isinstance(value, dict) and "bdata" in value:
+        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        if "shape" in value:
+            arr = arr.reshape([int(s) for s in str(value["shape"]).split(",")])
+        return arr
+    if isinstance(value, list):
+        return np.array([np.nan if v is None else v for v in value], dtype=object)
+    return value
+
+
+def chart_data(at: AppTest, key: str) -> list[dict]:
+    """The traces of the plotly chart drawn with ``key``, arrays decoded."""
+    for el in at.get("plotly_chart"):
+        spec = json.loads(el.proto.spec)
+        if el.proto.id and key in el.proto.id:
+            return [{k: _decode(v) for k, v in trace.items()} for trace in spec["data"]]
+    raise AssertionError(f"no plotly chart with key {key!r}")
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]

@@ -1,0 +1,69 @@
+import math
+
+import numpy as np
+
+from tests.app.helpers import assert_clean, chart_data, page
+
+
+def estimate(at, label_start):
+    for trace in chart_data(at, "fit"):
+        if trace.get("name", "").startswith(label_start):
+            return np.asarray(trace["y"], dtype=float)
+    raise AssertionError(f"no trace starting with {label_start!r}")
+
+
+def test_default_run_draws_every_figure():
+    at = page("kernel_regression")
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == 3
+    assert any("MSE against the true function" in m.value for m in at.markdown)
+    assert at.session_state["nw.bandwidth"] == 0.5
+
+
+def test_slider_preset_and_kernel_each_change_the_estimate():
+    at = page("kernel_regression")
+    before = estimate(at, "Gaussian, h = 0.5")
+
+    at.select_slider(key="nw.bandwidth").set_value(0.2).run()
+    assert_clean(at)
+    after_slider = estimate(at, "Gaussian, h = 0.2")
+    assert not np.allclose(after_slider, before)
+
+    at.button(key="preset.10.0").click().run()
+    assert_clean(at)
+    assert at.session_state["nw.bandwidth"] == 10.0
+    gaussian_10 = estimate(at, "Gaussian, h = 10")
+    assert not np.allclose(gaussian_10, after_slider)
+
+    at.selectbox(key="nw.kernel").set_value("boxcar").run()
+    assert_clean(at)
+    assert not np.allclose(estimate(at, "Boxcar, h = 10"), gaussian_10)
+
+
+def test_tiny_bandwidth_with_a_compact_kernel_reports_undefined_queries():
+    at = page("kernel_regression")
+    at.selectbox(key="nw.kernel").set_value("epanechnikov").run()
+    at.select_slider(key="nw.bandwidth").set_value(0.01).run()
+    assert_clean(at)
+    assert any("undefined at" in m.value for m in at.markdown)
+    ys = estimate(at, "Epanechnikov, h = 0.01")
+    assert np.isnan(ys).any() and not np.isnan(ys).all()
+
+
+def test_use_the_optimum_moves_the_slider_near_the_loo_optimum():
+    at = page("kernel_regression")
+    at.button(key="use_optimum").click().run()
+    assert_clean(at)
+    h = at.session_state["nw.bandwidth"]
+    optimum = float(at.metric[0].value)
+    assert abs(math.log(h / optimum)) < math.log(1.03)
+
+
+def test_overlay_and_compare_add_lines():
+    at = page("kernel_regression")
+    n_before = len(chart_data(at, "fit"))
+    at.toggle(key="nw.overlay").set_value(True).run()
+    at.multiselect(key="nw.compare").set_value(["laplace"]).run()
+    assert_clean(at)
+    # 1 kernel x 1 h  ->  2 kernels x 3 bandwidths (0.5 plus 0.05 and 10)
+    assert len(chart_data(at, "fit")) == n_before - 1 + 6

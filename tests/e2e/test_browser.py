@@ -1,0 +1,77 @@
+"""Open every page of the running app in Chromium, move a slider, and save a screenshot."""
+
+import re
+import time
+
+from tests.e2e.conftest import ARTIFACTS
+
+CHART = '[data-testid="stPlotlyChart"], [data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]'
+
+
+def wait_idle(page, settle: float = 0.8, timeout: float = 90) -> None:
+    """Wait until Streamlit has stopped running the script for ``settle`` seconds."""
+    deadline = time.time() + timeout
+    quiet_since = None
+    while time.time() < deadline:
+        running = page.locator('[data-testid="stStatusWidget"]').count() > 0
+        if running:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.time()
+        elif time.time() - quiet_since >= settle:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the app kept running for longer than the timeout")
+
+
+MAIN_SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'
+
+
+def nav_links(page, base_url):
+    """(title, url) of every page in the sidebar navigation (the app itself when there is one page)."""
+    page.goto(base_url)
+    page.wait_for_selector(CHART)
+    links = page.locator('[data-testid="stSidebarNav"] a')
+    out = []
+    for i in range(links.count()):
+        href = links.nth(i).get_attribute("href")
+        url = href if href.startswith("http") else base_url + "/" + href.lstrip("/")
+        out.append((links.nth(i).inner_text().strip(), url))
+    return out or [("home", base_url)]
+
+
+def assert_page_ok(page, name):
+    assert page.locator('[data-testid="stException"]').count() == 0, f"exception on {name}"
+    assert page.locator(CHART).count() >= 1, f"no chart on {name}"
+
+
+def test_every_page_renders_and_survives_a_slider_move(page, server_url):
+    links = nav_links(page, server_url)
+    assert len(links) >= 1
+    for title, href in links:
+        slug = re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_")
+        page.goto(href)
+        page.wait_for_selector(CHART)
+        wait_idle(page)
+        assert_page_ok(page, title)
+        slider = page.locator(MAIN_SLIDER).first
+        assert slider.count(), f"no slider on {title}"
+        before = slider.get_attribute("aria-valuetext")
+        slider.focus()
+        slider.press("ArrowRight")
+        slider.press("ArrowRight")
+        wait_idle(page)
+        assert slider.get_attribute("aria-valuetext") != before, f"slider did not move on {title}"
+        assert_page_ok(page, title)
+        page.screenshot(path=str(ARTIFACTS / f"page_{slug}.png"), full_page=True)
+
+
+def test_preset_button_moves_the_bandwidth(page, server_url):
+    page.goto(server_url)
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    page.get_by_role("button", name="h = 10", exact=True).click()
+    wait_idle(page)
+    assert page.locator(MAIN_SLIDER).first.get_attribute("aria-valuetext") == "10"
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(ARTIFACTS / "kernel_regression_h10.png"), full_page=True)
