@@ -9,8 +9,12 @@ st.set_page_config(page_title="Attention Explorer", page_icon="🔍", layout="wi
 keep_shared_state()
 
 PAGES = {
-    "Kernels": [
+    "Kernel regression": [
         st.Page("pages/kernel_regression.py", title="Kernel regression", icon="📈", default=True),
+        st.Page("pages/attention_heatmap.py", title="Attention heatmap", icon="🟩"),
+    ],
+    "Attention": [
+        st.Page("pages/softmax_kernel.py", title="Softmax is a kernel", icon="🔔"),
     ],
 }
 

@@ -5,11 +5,14 @@ Each function turns parameters into numpy results, on the device chosen by ``get
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import streamlit as st
 import torch
 
-from .. import regression
+from .. import attention, learned, regression
+from .. import bridge as bridge_lib
 from ..data import make_dataset, query_grid
 from ..device import get_device
 
@@ -43,3 +46,79 @@ def loo_curve(name: str, n: int, noise: float, seed: int, kernel: str) -> dict:
     return {"bandwidths": LOO_BANDWIDTHS, "scores": scores,
             "optimum": regression.select_bandwidth(x, y, kernel),
             "silverman": regression.silverman_bandwidth(x)}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def nw_weight_matrix(name: str, n: int, noise: float, seed: int, kernel: str, bandwidth: float,
+                     n_queries: int) -> dict[str, np.ndarray]:
+    """NW weights of ``n_queries`` evenly spaced queries, their estimates and row entropies."""
+    x, y, _ = _tensors(name, n, noise, seed)
+    lo, hi = dataset(name, n, noise, seed)["x_grid"][[0, -1]]
+    xq = torch.linspace(float(lo), float(hi), n_queries, dtype=x.dtype, device=x.device)
+    w = regression.nw_weights(xq, x, kernel, bandwidth)
+    est = regression.nadaraya_watson(xq, x, y, kernel, bandwidth)
+    return {"x_query": xq.cpu().numpy(), "weights": w.cpu().numpy(), "estimate": est.cpu().numpy(),
+            "entropy": attention.entropy(w).cpu().numpy()}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def bridge(d: int, n_keys: int, spread: float, tau: float, seed: int, n_queries: int = 16) -> dict:
+    """Everything the "Softmax is a kernel" page shows about random q, k, v."""
+    q, k, v = bridge_lib.random_qkv(d, n_queries, n_keys, spread, seed)
+    c = bridge_lib.compare(q, k, v, tau)
+    return {
+        "dot": c["dot"].numpy(), "gauss": c["gauss"].numpy(), "max_diff": c["max_diff"],
+        "max_diff_corrected": c["max_diff_corrected"], "key_norms": c["key_norms"].numpy(),
+        "spread_curve": bridge_lib.difference_vs_spread(d, n_queries, n_keys, tau,
+                                                        np.linspace(0, 1, 21), seed),
+        "tau_sweep": bridge_lib.temperature_sweep(q, k, bridge_lib.log_grid(0.01, 1000, 61)),
+        "topk_curve": bridge_lib.topk_error_curve(q, k, v, tau),
+    }
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def topk_weights(d: int, n_keys: int, spread: float, tau: float, seed: int, k_top: int,
+                 n_queries: int = 16) -> np.ndarray:
+    q, k, v = bridge_lib.random_qkv(d, n_queries, n_keys, spread, seed)
+    return attention.topk_attention(q, k, v, k_top, tau)[1].numpy()
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def nw_entropy(name: str, n: int, noise: float, seed: int, kernel: str) -> Any:
+    x, _, grid = _tensors(name, n, noise, seed)
+    return bridge_lib.nw_entropy_sweep(grid[::4], x, kernel, bridge_lib.log_grid(0.01, 20, 41))
+
+
+LEARN_MAX_POINTS = 300
+
+
+def _subsample(x: np.ndarray, y: np.ndarray):
+    if len(x) <= LEARN_MAX_POINTS:
+        return x, y
+    idx = np.linspace(0, len(x) - 1, LEARN_MAX_POINTS).round().astype(int)
+    return x[idx], y[idx]
+
+
+@st.cache_data(max_entries=32, show_spinner="Fitting the bandwidth by gradient descent…")
+def learned_bandwidth(name: str, n: int, noise: float, seed: int) -> dict:
+    d = dataset(name, n, noise, seed)
+    x, y = _subsample(d["x"], d["y"])
+    return {"n_used": len(x),
+            "loo": learned.learn_bandwidth(x, y, leave_one_out=True),
+            "no_loo": learned.learn_bandwidth(x, y, leave_one_out=False),
+            "optimum": regression.select_bandwidth(x, y, "gaussian")}
+
+
+@st.cache_data(max_entries=32, show_spinner="Training the attention layer…")
+def parametric_fit(name: str, n: int, noise: float, seed: int, hidden: int) -> dict:
+    d = dataset(name, n, noise, seed)
+    x, y = _subsample(d["x"], d["y"])
+    model, losses = learned.fit_parametric_attention(x, y, hidden=hidden, seed=seed)
+    xt, yt = torch.as_tensor(x), torch.as_tensor(y)
+    grid = torch.as_tensor(d["x_grid"])
+    with torch.no_grad():
+        pred, w = model(grid, xt, yt)
+    h_opt = regression.select_bandwidth(x, y, "gaussian")
+    return {"x": x, "losses": losses, "pred": pred.numpy(), "weights": w.numpy(),
+            "gauss_weights": regression.nw_weights(grid, xt, "gaussian", h_opt).numpy(),
+            "nw_pred": regression.nadaraya_watson(grid, xt, yt, "gaussian", h_opt).numpy(), "h_opt": h_opt}

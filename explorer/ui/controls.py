@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import streamlit as st
 
 from ..data import DATASETS
@@ -21,6 +22,7 @@ def _bandwidth_grid() -> list[float]:
 
 
 BANDWIDTHS = _bandwidth_grid()
+TEMPERATURES = [float(f"{t:.3g}") for t in np.logspace(np.log10(0.05), 2, 67)]  # 0.05 to 100
 
 
 def snap_bandwidth(h: float) -> float:

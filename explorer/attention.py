@@ -1,0 +1,186 @@
+"""Attention as kernel regression: dot-product, Gaussian-kernel, top-k and masked attention.
+
+Shapes follow torch's ``scaled_dot_product_attention``: queries ``q`` (..., Lq, d), keys ``k``
+(..., Lk, d), values ``v`` (..., Lk, dv), any leading batch/head dims that broadcast. Every function
+returns ``(output, weights)`` with output (..., Lq, dv) and weights (..., Lq, Lk).
+
+The bridge (see the "Softmax is a kernel" page):
+
+    exp(q.k / tau) = exp(-|q - k|^2 / (2 tau)) * exp(|q|^2 / (2 tau)) * exp(|k|^2 / (2 tau))
+
+The q factor cancels in the softmax over keys; the k factor does not. Dot-product attention with
+temperature tau therefore equals Gaussian-kernel attention with sigma^2 = tau exactly when all keys
+have the same norm; in general the two differ by the per-key logit bias -|k_j|^2 / (2 tau).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ._checks import as_tensor, integer_in, positive_number
+
+MASK_MODES = {
+    "pre": "mask before softmax (−∞ on masked logits): correct",
+    "post": "softmax, then zero masked weights: rows sum to < 1, future keys leak",
+    "post_renorm": "softmax, zero masked weights, renormalise: equals 'pre' going forward",
+    "multiply_logits": "multiply logits by the 0/1 mask: masked logits become 0, not −∞",
+}
+
+
+# --------------------------------------------------------------------------- helpers
+def _qkv(q, k, v):
+    qt = as_tensor(q, "q")
+    kt = as_tensor(k, "k", device=qt.device, dtype=qt.dtype)
+    vt = as_tensor(v, "v", device=qt.device, dtype=qt.dtype)
+    for name, t in (("q", qt), ("k", kt), ("v", vt)):
+        if t.ndim < 2:
+            raise ValueError(f"{name} must have at least 2 dims (..., length, features), "
+                             f"got shape {tuple(t.shape)}.")
+    if qt.shape[-1] != kt.shape[-1]:
+        raise ValueError(f"q and k must have the same feature size d, got {qt.shape[-1]} and {kt.shape[-1]}.")
+    if kt.shape[-2] != vt.shape[-2]:
+        raise ValueError(f"k and v must have the same number of keys, got {kt.shape[-2]} and {vt.shape[-2]}.")
+    dtype = torch.promote_types(torch.promote_types(qt.dtype, kt.dtype), vt.dtype)
+    return qt.to(dtype), kt.to(device=qt.device, dtype=dtype), vt.to(device=qt.device, dtype=dtype)
+
+
+def _temperature(tau, d: int, name: str = "tau") -> float:
+    return math.sqrt(d) if tau is None else positive_number(tau, name)
+
+
+# --------------------------------------------------------------------------- attention variants
+def dot_product_attention(q, k, v, tau: float | None = None):
+    """softmax(q kᵀ / tau) v. ``tau`` defaults to sqrt(d), which is torch's SDPA."""
+    q, k, v = _qkv(q, k, v)
+    tau = _temperature(tau, q.shape[-1])
+    weights = torch.softmax(q @ k.transpose(-2, -1) / tau, dim=-1)
+    return weights @ v, weights
+
+
+def squared_distances(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """|q_i - k_j|² for every pair, shape (..., Lq, Lk), clamped at 0 against rounding."""
+    qq = (q * q).sum(-1, keepdim=True)
+    kk = (k * k).sum(-1).unsqueeze(-2)
+    return (qq + kk - 2 * q @ k.transpose(-2, -1)).clamp_min(0)
+
+
+def gaussian_kernel_attention(q, k, v, sigma: float):
+    """Weights softmax_j(-|q_i - k_j|² / (2 sigma²)): NW regression with a Gaussian kernel in d dims.
+
+    Computed as a softmax of log-kernel values, so it never gives 0/0, however small sigma is.
+    """
+    q, k, v = _qkv(q, k, v)
+    sigma = positive_number(sigma, "sigma")
+    weights = torch.softmax(-squared_distances(q, k) / (2 * sigma * sigma), dim=-1)
+    return weights @ v, weights
+
+
+def key_norm_bias(k, tau: float) -> torch.Tensor:
+    """The per-key logit bias -|k_j|² / (2 tau) that turns dot-product into Gaussian attention."""
+    kt = as_tensor(k, "k")
+    return -(kt * kt).sum(-1) / (2 * positive_number(tau, "tau"))
+
+
+def biased_dot_product_attention(q, k, v, tau: float):
+    """softmax(q kᵀ / tau - |k_j|² / (2 tau)) v: equal to Gaussian attention with sigma² = tau."""
+    q, k, v = _qkv(q, k, v)
+    tau = positive_number(tau, "tau")
+    logits = q @ k.transpose(-2, -1) / tau + key_norm_bias(k, tau).unsqueeze(-2)
+    weights = torch.softmax(logits, dim=-1)
+    return weights @ v, weights
+
+
+def topk_attention(q, k, v, k_top: int, tau: float | None = None):
+    """Sparse attention: each query keeps its ``k_top`` largest logits.
+
+    The kept logits are softmaxed, the values at those keys are gathered and summed with these
+    weights. The returned (..., Lq, Lk) weights are zero off the kept keys and rows sum to 1;
+    ``k_top`` = Lk reproduces dense attention.
+    """
+    q, k, v = _qkv(q, k, v)
+    n_keys = k.shape[-2]
+    k_top = integer_in(k_top, "k_top", 1, n_keys)
+    tau = _temperature(tau, q.shape[-1])
+    logits = q @ k.transpose(-2, -1) / tau                               # (..., Lq, Lk)
+    top_logits, top_idx = logits.topk(k_top, dim=-1)                     # (..., Lq, k_top)
+    top_w = torch.softmax(top_logits, dim=-1)
+    lead = torch.broadcast_shapes(logits.shape[:-2], v.shape[:-2])
+    lq, dv = logits.shape[-2], v.shape[-1]
+    v_all = v.expand(*lead, n_keys, dv).unsqueeze(-3).expand(*lead, lq, n_keys, dv)
+    idx = top_idx.expand(*lead, lq, k_top).unsqueeze(-1).expand(*lead, lq, k_top, dv)
+    v_top = torch.gather(v_all, -2, idx)                                 # (..., Lq, k_top, dv)
+    output = (top_w.unsqueeze(-1) * v_top).sum(-2)
+    weights = torch.zeros_like(logits).scatter(-1, top_idx, top_w)       # scatter along the KEY dim
+    return output, weights
+
+
+def entropy(weights) -> torch.Tensor:
+    """Entropy of each row (last dim) in nats: 0 for one-hot, log N for uniform, 0 for all-zero rows."""
+    w = as_tensor(weights, "weights")
+    if bool((w < 0).any()):
+        raise ValueError("weights must be >= 0 (rows of an attention matrix).")
+    return -torch.special.xlogy(w, w).sum(-1)
+
+
+# --------------------------------------------------------------------------- masking
+def causal_mask(length: int, device=None) -> torch.Tensor:
+    """(L, L) bool, True on and below the diagonal: query i may attend to keys 0..i."""
+    length = integer_in(length, "length", 1, 100_000)
+    return torch.ones(length, length, dtype=torch.bool, device=device).tril()
+
+
+def padding_mask(lengths, length: int, device=None) -> torch.Tensor:
+    """(B, L) bool key mask, True for the first ``lengths[b]`` (real) tokens of sequence b.
+
+    Combine with a causal mask as ``causal_mask(L) & padding_mask(lengths, L)[:, None, :]``, a
+    (B, L, L) mask; add ``[:, None]`` once more for a head dim: (B, 1, L, L).
+    """
+    length = integer_in(length, "length", 1, 100_000)
+    lens = torch.as_tensor(lengths, device=device).reshape(-1)
+    if lens.is_floating_point() or bool((lens < 0).any()) or bool((lens > length).any()):
+        raise ValueError(f"lengths must be whole numbers from 0 to {length}, got {lens.tolist()}.")
+    return torch.arange(length, device=lens.device)[None, :] < lens[:, None]
+
+
+def masked_attention(q, k, v, mask=None, mode: str = "pre", scale: float | None = None):
+    """Attention with a boolean mask (True = may attend), applied in one of ``MASK_MODES``.
+
+    ``mask`` broadcasts to (..., Lq, Lk); ``scale`` multiplies the logits and defaults to 1/sqrt(d).
+    ``"pre"`` is the correct one and equals torch's SDPA with the same mask; a fully masked row
+    gives zero weights and zero output (never NaN). The other modes are the common mistakes, kept to
+    show what goes wrong.
+    """
+    if mode not in MASK_MODES:
+        raise ValueError(f"mode must be one of {', '.join(MASK_MODES)}; got {mode!r}.")
+    q, k, v = _qkv(q, k, v)
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else positive_number(scale, "scale")
+    logits = (q @ k.transpose(-2, -1)) * scale
+    if mask is None:
+        weights = torch.softmax(logits, dim=-1)
+        return weights @ v, weights
+    mask = torch.as_tensor(mask, device=q.device)
+    if mask.dtype != torch.bool:
+        raise ValueError(f"mask must be a boolean tensor (True = may attend), got dtype {mask.dtype}.")
+    try:
+        shape = torch.broadcast_shapes(mask.shape, logits.shape)
+    except RuntimeError:
+        raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast to the attention "
+                         f"logits' shape {tuple(logits.shape)} (..., Lq, Lk).") from None
+    mask = mask.expand(shape)
+    logits = logits.expand(shape)
+    if mode == "pre":
+        allowed = mask.any(-1, keepdim=True)
+        # fully masked rows: softmax of zeros, then zeroed, so no NaN forward or backward
+        filled = torch.where(allowed, logits.masked_fill(~mask, -math.inf), 0.0)
+        weights = torch.softmax(filled, dim=-1) * allowed
+    elif mode == "post":
+        weights = torch.softmax(logits, dim=-1) * mask
+    elif mode == "post_renorm":
+        w = torch.softmax(logits, dim=-1) * mask
+        total = w.sum(-1, keepdim=True)
+        weights = torch.where(total > 0, w / total.clamp_min(torch.finfo(w.dtype).tiny), 0.0)
+    else:  # multiply_logits
+        weights = torch.softmax(logits * mask, dim=-1)
+    return weights @ v, weights

@@ -1,0 +1,96 @@
+"""Experiments of the "Softmax is a kernel" page: random q/k/v and sweeps, as tables.
+
+Everything is float64 so that the bridge identity shows at machine precision.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import torch
+
+from . import attention as A
+from ._checks import integer_in, positive_number
+from .regression import nw_weights
+
+
+def random_qkv(d: int = 16, n_queries: int = 12, n_keys: int = 24, norm_spread: float = 0.0, seed: int = 0,
+               dv: int = 4):
+    """Queries with iid N(0, 1) entries; keys in random directions with norm sqrt(d) * exp(spread * z).
+
+    ``norm_spread = 0`` puts every key on the sphere of radius sqrt(d); larger values spread the
+    key norms log-normally. Values are iid N(0, 1), shape (n_keys, dv).
+    """
+    d = integer_in(d, "d", 1, 4096)
+    n_queries = integer_in(n_queries, "n_queries", 1, 4096)
+    n_keys = integer_in(n_keys, "n_keys", 1, 4096)
+    spread = float(norm_spread)
+    if not math.isfinite(spread) or not 0 <= spread <= 3:
+        raise ValueError(f"norm_spread must be from 0 to 3, got {norm_spread!r}.")
+    gen = torch.Generator().manual_seed(integer_in(seed, "seed", 0, 2**31 - 1))
+    q = torch.randn(n_queries, d, generator=gen, dtype=torch.float64)
+    direction = torch.randn(n_keys, d, generator=gen, dtype=torch.float64)
+    direction = direction / direction.norm(dim=-1, keepdim=True)
+    z = torch.randn(n_keys, 1, generator=gen, dtype=torch.float64)
+    k = direction * math.sqrt(d) * torch.exp(spread * z)
+    v = torch.randn(n_keys, dv, generator=gen, dtype=torch.float64)
+    return q, k, v
+
+
+def compare(q, k, v, tau: float) -> dict:
+    """Dot-product weights at temperature tau vs Gaussian weights with sigma = sqrt(tau)."""
+    tau = positive_number(tau, "tau")
+    _, w_dot = A.dot_product_attention(q, k, v, tau)
+    _, w_gauss = A.gaussian_kernel_attention(q, k, v, math.sqrt(tau))
+    _, w_biased = A.biased_dot_product_attention(q, k, v, tau)
+    return {"dot": w_dot, "gauss": w_gauss, "biased": w_biased,
+            "max_diff": float((w_dot - w_gauss).abs().max()),
+            "max_diff_corrected": float((w_biased - w_gauss).abs().max()),
+            "key_norms": k.norm(dim=-1)}
+
+
+def difference_vs_spread(d: int, n_queries: int, n_keys: int, tau: float, spreads, seed: int = 0) -> pd.DataFrame:
+    """Max |dot - Gaussian| and max |bias-corrected dot - Gaussian| as the key norms spread."""
+    rows = []
+    for s in spreads:
+        q, k, v = random_qkv(d, n_queries, n_keys, float(s), seed)
+        c = compare(q, k, v, tau)
+        rows.append((float(s), c["max_diff"], c["max_diff_corrected"]))
+    return pd.DataFrame(rows, columns=["norm_spread", "max_abs_diff", "max_abs_diff_corrected"])
+
+
+def temperature_sweep(q, k, taus) -> pd.DataFrame:
+    """Mean row entropy (nats) and mean max weight of dot-product attention at each temperature."""
+    rows = []
+    v = torch.zeros(k.shape[0], 1, dtype=q.dtype)
+    for t in taus:
+        _, w = A.dot_product_attention(q, k, v, float(t))
+        rows.append((float(t), float(A.entropy(w).mean()), float(w.amax(-1).mean())))
+    return pd.DataFrame(rows, columns=["tau", "entropy", "max_weight"])
+
+
+def nw_entropy_sweep(x_query, x_train, kernel: str, bandwidths) -> pd.DataFrame:
+    """The same two numbers for NW weights as the bandwidth h sweeps (h plays the role of sqrt(tau))."""
+    rows = []
+    for h in bandwidths:
+        w = nw_weights(x_query, x_train, kernel, float(h))
+        rows.append((float(h), float(A.entropy(w).mean()), float(w.amax(-1).mean())))
+    return pd.DataFrame(rows, columns=["bandwidth", "entropy", "max_weight"])
+
+
+def topk_error_curve(q, k, v, tau: float | None = None) -> pd.DataFrame:
+    """Error of top-k attention against dense attention for every k_top from 1 to the number of keys."""
+    dense_out, dense_w = A.dot_product_attention(q, k, v, tau)
+    rows = []
+    for kt in range(1, k.shape[-2] + 1):
+        out, w = A.topk_attention(q, k, v, kt, tau)
+        rows.append((kt, float((out - dense_out).abs().max()), float((w - dense_w).abs().sum(-1).mean()),
+                     float((dense_w.topk(kt, dim=-1).values.sum(-1)).mean())))
+    return pd.DataFrame(rows, columns=["k_top", "max_abs_output_error", "mean_weight_l1_error",
+                                       "dense_mass_kept"])
+
+
+def log_grid(lo: float, hi: float, n: int) -> np.ndarray:
+    return np.logspace(math.log10(lo), math.log10(hi), n)
