@@ -5,16 +5,16 @@ import streamlit as st
 from explorer.device import describe_device
 from explorer.ui.state import keep_shared_state
 
-st.set_page_config(page_title="Attention Explorer", page_icon="🔍", layout="wide")
+st.set_page_config(page_title="Attention Explorer", page_icon=":material/visibility:", layout="wide")
 keep_shared_state()
 
 PAGES = {
     "Kernel regression": [
-        st.Page("pages/kernel_regression.py", title="Kernel regression", icon="📈", default=True),
-        st.Page("pages/attention_heatmap.py", title="Attention heatmap", icon="🟩"),
+        st.Page("pages/kernel_regression.py", title="Kernel regression", icon=":material/show_chart:", default=True),
+        st.Page("pages/attention_heatmap.py", title="Attention heatmap", icon=":material/grid_on:"),
     ],
     "Attention": [
-        st.Page("pages/softmax_kernel.py", title="Softmax is a kernel", icon="🔔"),
+        st.Page("pages/softmax_kernel.py", title="Softmax is a kernel", icon=":material/functions:"),
     ],
 }
 

@@ -10,6 +10,7 @@ from explorer.figures.common import MAX_DISPLAY_CELLS, downsample, heatmap, heat
 from explorer.kernels import KERNELS
 from explorer.ui import cache
 from explorer.ui.controls import BANDWIDTHS, dataset_controls, kernel_bandwidth_controls
+from explorer.ui.figure import show
 from explorer.ui.state import init_state, keep_shared_state
 
 keep_shared_state()
@@ -41,7 +42,7 @@ except ValueError as err:
 w, xq, xk = res["weights"], res["x_query"], data["x"]
 z, rows, cols, factor = downsample(w, xq, xk)
 with right:
-    st.plotly_chart(heatmap(z, np.round(cols, 3), np.round(rows, 3),
+    show(heatmap(z, np.round(cols, 3), np.round(rows, 3),
                             f"NW weights α(x, xᵢ): {KERNELS[kernel].display}, h = {h:g}",
                             "key: training input xᵢ (sorted)", "query x (sorted)", height=520),
                     key="heatmap")
@@ -58,11 +59,11 @@ st.slider("Query position (fraction of the x range, 0 = left end, 1 = right end)
 qi = round(st.session_state["heat.query_pos"] * (len(xq) - 1))
 c1, c2 = st.columns(2)
 with c1:
-    st.plotly_chart(query_row_figure(data["x"], data["y"], w[qi], float(xq[qi]), float(res["estimate"][qi]),
+    show(query_row_figure(data["x"], data["y"], w[qi], float(xq[qi]), float(res["estimate"][qi]),
                                      data["x_grid"], data["true"]), key="query_row")
 with c2:
     log_n = math.log(len(xk))
-    st.plotly_chart(lines(xq, {"row entropy H(x)": res["entropy"]}, "Entropy of each query's weights",
+    show(lines(xq, {"row entropy H(x)": res["entropy"]}, "Entropy of each query's weights",
                           "query x (input units)", "entropy (nats)",
                           hlines=[(log_n, f"log N = {log_n:.2f} (uniform)"), (0.0, "0 (one-hot)")],
                           vlines=[(float(xq[qi]), "picked query")], height=380), key="entropy")
@@ -82,7 +83,7 @@ for b in sweep:
     zb, rb, cb, _ = downsample(wb, xq, xk, MAX_DISPLAY_CELLS // len(sweep))
     mats.append(zb)
     titles.append(f"h = {b:g}")
-st.plotly_chart(heatmap_grid(mats, titles, np.round(cb, 2), np.round(rb, 2),
+show(heatmap_grid(mats, titles, np.round(cb, 2), np.round(rb, 2),
                              f"{KERNELS[kernel].display} kernel: one colour scale for all panels",
                              "key xᵢ", "query x", cols=min(4, len(mats))), key="sweep")
 
@@ -94,7 +95,7 @@ st.markdown(
     "attends to the training inputs near it. The band's width is the bandwidth.\n"
     "- Small h: a thin, bright band (near one-hot rows, entropy near 0, the fit follows the noise). "
     "Large h: a flat, dim matrix (near-uniform rows, entropy near log N, the fit flattens to the mean).\n"
-    "- Entropy rises at the edges of the data, where a query has fewer close neighbours on one side "
-    "and the weights spread further.")
+    "- Entropy drops near the ends of the x range: a query there has neighbours on one side only, so "
+    "fewer training points share its weight.")
 st.latex(r"\alpha(x, x_i) = \frac{K\left(\frac{x - x_i}{h}\right)}{\sum_j K\left(\frac{x - x_j}{h}\right)}"
          r",\qquad H(x) = -\sum_i \alpha(x, x_i)\,\log \alpha(x, x_i) \in [0, \log N]")

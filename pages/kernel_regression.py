@@ -13,6 +13,7 @@ from explorer.ui.controls import (
     kernel_bandwidth_controls,
     set_bandwidth_button,
 )
+from explorer.ui.figure import show
 from explorer.ui.state import init_state, keep_shared_state
 
 keep_shared_state()
@@ -59,7 +60,7 @@ except ValueError as err:
     st.stop()
 
 with right:
-    st.plotly_chart(fit_figure(data["x"], data["y"], data["x_grid"], data["true"], curves,
+    show(fit_figure(data["x"], data["y"], data["x_grid"], data["true"], curves,
                                title=f"NW fit on {DATASETS[ds[0]].display}"), key="fit")
     for label, mse, undefined in readouts:
         line = f"**{label}**: MSE against the true function = {mse:.4f} (y units²)"
@@ -70,7 +71,7 @@ with right:
         st.markdown(line + ".")
 
 st.subheader("The kernels")
-st.plotly_chart(kernel_shapes_figure(kernels), key="shapes")
+show(kernel_shapes_figure(kernels), key="shapes")
 
 st.subheader("Choosing h by leave-one-out cross-validation")
 st.markdown(
@@ -79,7 +80,7 @@ st.markdown(
     "some point with no neighbour at all: those bandwidths have no score.")
 loo = {k: cache.loo_curve(*ds, k) for k in kernels}
 primary = loo[kernel]
-st.plotly_chart(loo_cv_figure(primary["bandwidths"],
+show(loo_cv_figure(primary["bandwidths"],
                               {KERNELS[k].display: v["scores"] for k, v in loo.items()},
                               current=h, optimum=primary["optimum"], silverman=primary["silverman"]),
                 key="loo")

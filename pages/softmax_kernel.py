@@ -9,6 +9,7 @@ from explorer.figures.common import heatmap, heatmap_grid, lines
 from explorer.figures.regression import X_LABEL, Y_LABEL, fit_figure
 from explorer.ui import cache
 from explorer.ui.controls import TEMPERATURES, dataset_controls
+from explorer.ui.figure import show
 from explorer.ui.state import init_state, keep_shared_state
 
 keep_shared_state()
@@ -26,7 +27,8 @@ st.markdown(
     "(or √(τ/2)) that is often quoted is wrong: it makes the Gaussian twice as sharp.")
 
 dataset_controls()
-init_state({"sk.d": 16, "sk.n_keys": 24, "sk.spread": 0.0, "sk.tau_sqrt_d": True, "sk.tau": 4.0,
+init_state({"sk.d": 16, "sk.n_keys": 24, "sk.spread": 0.0, "sk.tau_sqrt_d": True,
+            "sk.tau": min(TEMPERATURES, key=lambda t: abs(math.log(t / 4))),
             "sk.seed": 0, "sk.k_top": 4, "sk.hidden": 4})
 
 c1, c2, c3 = st.columns(3)
@@ -53,7 +55,7 @@ except ValueError as err:
     st.stop()
 
 st.subheader("Side by side")
-st.plotly_chart(heatmap_grid([res["dot"], res["gauss"]],
+show(heatmap_grid([res["dot"], res["gauss"]],
                              [f"dot-product, τ = {tau:.3g}", f"Gaussian kernel, σ = √τ = {sigma:.3g}"],
                              None, None, "Attention weights of 16 random queries (rows) over the keys (columns)",
                              "key index j", "query index i", cols=2, height=380), key="side_by_side")
@@ -71,7 +73,7 @@ else:
             f"bias −‖kⱼ‖²/(2τ) added to the logits they agree again to {res['max_diff_corrected']:.1e}.")
 
 curve = res["spread_curve"]
-st.plotly_chart(lines(curve["norm_spread"], {"max |dot − Gaussian|": curve["max_abs_diff"],
+show(lines(curve["norm_spread"], {"max |dot − Gaussian|": curve["max_abs_diff"],
                                              "max |dot + bias − Gaussian|": curve["max_abs_diff_corrected"]
                                              .clip(lower=1e-18)},
                       "The gap opens as soon as key norms differ",
@@ -84,20 +86,20 @@ sweep = res["tau_sweep"]
 log_n = math.log(n_keys)
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(lines(sweep["tau"], {"mean entropy ÷ log N": sweep["entropy"] / log_n,
+    show(lines(sweep["tau"], {"mean entropy ÷ log N": sweep["entropy"] / log_n,
                                          "mean max weight": sweep["max_weight"]},
                           "Dot-product attention as τ sweeps", "temperature τ (log scale)",
-                          "fraction (0 = one-hot … 1 = uniform for entropy)", log_x=True,
+                          "fraction (0 to 1)", log_x=True,
                           vlines=[(tau, f"τ = {tau:.3g}")], height=360), key="tau_sweep")
 with right:
     ds = (st.session_state["data.name"], st.session_state["data.n"], st.session_state["data.noise"],
           st.session_state["data.seed"])
     nw = cache.nw_entropy(*ds, st.session_state["nw.kernel"])
     log_nd = math.log(ds[1])
-    st.plotly_chart(lines(nw["bandwidth"], {"mean entropy ÷ log N": nw["entropy"] / log_nd,
+    show(lines(nw["bandwidth"], {"mean entropy ÷ log N": nw["entropy"] / log_nd,
                                             "mean max weight": nw["max_weight"]},
                           "NW weights on the data as h sweeps", "bandwidth h (units of x, log scale)",
-                          "fraction (0 = one-hot … 1 = uniform for entropy)", log_x=True,
+                          "fraction (0 to 1)", log_x=True,
                           vlines=[(st.session_state["nw.bandwidth"], "current h")], height=360), key="h_sweep")
 st.markdown("Small τ (small h): each query puts nearly all its weight on one key (spiky, entropy → 0). "
             "Large τ (large h): the weights flatten to uniform (entropy → log N). The temperature plays "
@@ -110,14 +112,14 @@ k_top = min(st.session_state["sk.k_top"], n_keys)
 topk = res["topk_curve"]
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(lines(topk["k_top"], {"max |output − dense output|": topk["max_abs_output_error"].clip(lower=1e-17),
+    show(lines(topk["k_top"], {"max |output − dense output|": topk["max_abs_output_error"].clip(lower=1e-17),
                                           "mean L1 weight error": topk["mean_weight_l1_error"].clip(lower=1e-17)},
                           "Error of top-k vs dense attention", "keys kept per query k_top",
                           "error (value units; log scale)", log_y=True, mode="lines+markers",
                           vlines=[(k_top, "current")], height=380), key="topk_curve")
 with right:
     w_top = cache.topk_weights(d, n_keys, spread, tau, seed, k_top)
-    st.plotly_chart(heatmap(w_top, None, None, f"Top-{k_top} weights (zero off the kept keys)",
+    show(heatmap(w_top, None, None, f"Top-{k_top} weights (zero off the kept keys)",
                             "key index j", "query index i", height=380), key="topk_heatmap")
 kept = float(topk.loc[topk["k_top"] == k_top, "dense_mass_kept"].iloc[0])
 st.markdown(f"Keeping {k_top} of {n_keys} keys per query keeps **{kept:.1%}** of dense attention's weight "
@@ -129,13 +131,13 @@ lb = cache.learned_bandwidth(*ds)
 loo, no_loo = lb["loo"], lb["no_loo"]
 left, right = st.columns(2)
 with left:
-    st.plotly_chart(lines(loo["step"], {"leave-one-out": loo["h"], "each point sees itself": no_loo["h"]},
+    show(lines(loo["step"], {"leave-one-out": loo["h"], "each point sees itself": no_loo["h"]},
                           "Bandwidth during gradient descent on log h", "Adam step",
                           "bandwidth h (units of x, log scale)", log_y=True,
                           hlines=[(lb["optimum"], f"LOO-CV grid optimum {lb['optimum']:.3g}")], height=360),
                     key="learned_h")
 with right:
-    st.plotly_chart(lines(loo["step"], {"leave-one-out": loo["loss"], "each point sees itself": no_loo["loss"]},
+    show(lines(loo["step"], {"leave-one-out": loo["loss"], "each point sees itself": no_loo["loss"]},
                           "Training loss", "Adam step", "mean squared error (y units², log scale)",
                           log_y=True, height=360), key="learned_loss")
 st.markdown(
@@ -151,12 +153,12 @@ data = cache.dataset(*ds)
 picks = [int(len(data["x_grid"]) * f) for f in (0.2, 0.5, 0.8)]
 rows_learned = [pf["weights"][i] for i in picks]
 rows_gauss = [pf["gauss_weights"][i] for i in picks]
-st.plotly_chart(heatmap_grid([np.stack(rows_learned), np.stack(rows_gauss)],
+show(heatmap_grid([np.stack(rows_learned), np.stack(rows_gauss)],
                              ["learned attention layer", f"Gaussian kernel, h = {pf['h_opt']:.3g}"],
                              np.round(pf["x"], 2), [f"x = {data['x_grid'][i]:.2f}" for i in picks],
                              "Weight rows of three queries", "key xᵢ", "query", cols=2, height=300),
                 key="param_rows")
-st.plotly_chart(fit_figure(data["x"], data["y"], data["x_grid"], data["true"],
+show(fit_figure(data["x"], data["y"], data["x_grid"], data["true"],
                            {"learned attention layer": pf["pred"],
                             f"NW, Gaussian, h = {pf['h_opt']:.3g}": pf["nw_pred"]},
                            title="Fits"), key="param_fit")

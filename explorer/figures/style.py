@@ -30,13 +30,15 @@ def finish(fig: go.Figure, title: str, x_title: str, y_title: str, style: Style 
            height: int | None = None) -> go.Figure:
     """Apply titles, axis labels and the shared style to a figure, in place, and return it."""
     fig.update_layout(
-        title={"text": title, "x": 0.0, "xanchor": "left"},
+        title={"text": title, "x": 0.01, "xanchor": "left", "xref": "container"},
         font={"size": style.font_size},
         height=height or style.height,
-        margin={"l": 60, "r": 20, "t": 60, "b": 55},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        margin={"l": 60, "r": 20, "t": 50, "b": 60},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0.0},
         template="plotly_white",
     )
-    fig.update_xaxes(title_text=x_title)
-    fig.update_yaxes(title_text=y_title)
+    fig.update_xaxes(title_text=x_title, exponentformat="power")
+    fig.update_yaxes(title_text=y_title, exponentformat="power")
+    if sum(t.type == "scatter" and t.showlegend is not False for t in fig.data) > 1:
+        fig.update_layout(margin={"b": 110}, height=(height or style.height) + 50)
     return fig

@@ -33,10 +33,14 @@ def _free_port() -> int:
 def server_url():
     port = _free_port()
     env = dict(os.environ, EXPLORER_DEVICE="cpu")
-    log = open(ARTIFACTS.mkdir(parents=True, exist_ok=True) or ARTIFACTS / "server.log", "w")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in ARTIFACTS.glob("*.png"):
+        old.unlink()
+    log = open(ARTIFACTS / "server.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none", "--server.runOnSave", "false"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60

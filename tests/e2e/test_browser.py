@@ -49,7 +49,8 @@ def test_every_page_renders_and_survives_a_slider_move(page, server_url):
     links = nav_links(page, server_url)
     assert len(links) >= 1
     for title, href in links:
-        slug = re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_")
+        slug = re.sub(r"[^a-z0-9]+", "_", href.rstrip("/").rsplit("/", 1)[-1].lower()).strip("_")
+        slug = slug if slug and not slug.startswith("127_0_0_1") else "home"
         page.goto(href)
         page.wait_for_selector(CHART)
         wait_idle(page)
@@ -63,6 +64,7 @@ def test_every_page_renders_and_survives_a_slider_move(page, server_url):
         wait_idle(page)
         assert slider.get_attribute("aria-valuetext") != before, f"slider did not move on {title}"
         assert_page_ok(page, title)
+        page.evaluate("document.fonts.ready")
         page.screenshot(path=str(ARTIFACTS / f"page_{slug}.png"), full_page=True)
 
 
@@ -75,3 +77,16 @@ def test_preset_button_moves_the_bandwidth(page, server_url):
     assert page.locator(MAIN_SLIDER).first.get_attribute("aria-valuetext") == "10"
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(ARTIFACTS / "kernel_regression_h10.png"), full_page=True)
+
+
+def test_bandwidth_is_shared_between_pages(page, server_url):
+    page.goto(server_url)
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    page.get_by_role("button", name="h = 0.05", exact=True).click()
+    wait_idle(page)
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Attention heatmap").click()
+    page.wait_for_selector('[data-testid="stMain"] h1:has-text("Attention heatmap")')
+    wait_idle(page)
+    bandwidth = page.locator('[data-testid="stMain"] [data-testid="stSlider"]', has_text="Bandwidth h")
+    assert bandwidth.locator('input[type="range"]').get_attribute("aria-valuetext") == "0.05"
