@@ -15,6 +15,8 @@ PAGES = {
     ],
     "Attention": [
         st.Page("pages/softmax_kernel.py", title="Softmax is a kernel", icon=":material/functions:"),
+        st.Page("pages/masking.py", title="Masking", icon=":material/visibility_off:"),
+        st.Page("pages/scaling.py", title="Scaling by √d", icon=":material/straighten:"),
     ],
 }
 

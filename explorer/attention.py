@@ -152,15 +152,25 @@ def masked_attention(q, k, v, mask=None, mode: str = "pre", scale: float | None 
     gives zero weights and zero output (never NaN). The other modes are the common mistakes, kept to
     show what goes wrong.
     """
-    if mode not in MASK_MODES:
-        raise ValueError(f"mode must be one of {', '.join(MASK_MODES)}; got {mode!r}.")
+    check_mode(mode)
     q, k, v = _qkv(q, k, v)
     scale = 1 / math.sqrt(q.shape[-1]) if scale is None else positive_number(scale, "scale")
-    logits = (q @ k.transpose(-2, -1)) * scale
+    weights = masked_weights((q @ k.transpose(-2, -1)) * scale, mask, mode)
+    return weights @ v, weights
+
+
+def check_mode(mode: str) -> str:
+    if mode not in MASK_MODES:
+        raise ValueError(f"mode must be one of {', '.join(MASK_MODES)}; got {mode!r}.")
+    return mode
+
+
+def masked_weights(logits: torch.Tensor, mask, mode: str = "pre") -> torch.Tensor:
+    """Softmax weights of ``logits`` (..., Lq, Lk) under a boolean ``mask`` in one of ``MASK_MODES``."""
+    check_mode(mode)
     if mask is None:
-        weights = torch.softmax(logits, dim=-1)
-        return weights @ v, weights
-    mask = torch.as_tensor(mask, device=q.device)
+        return torch.softmax(logits, dim=-1)
+    mask = torch.as_tensor(mask, device=logits.device)
     if mask.dtype != torch.bool:
         raise ValueError(f"mask must be a boolean tensor (True = may attend), got dtype {mask.dtype}.")
     try:
@@ -174,13 +184,11 @@ def masked_attention(q, k, v, mask=None, mode: str = "pre", scale: float | None 
         allowed = mask.any(-1, keepdim=True)
         # fully masked rows: softmax of zeros, then zeroed, so no NaN forward or backward
         filled = torch.where(allowed, logits.masked_fill(~mask, -math.inf), 0.0)
-        weights = torch.softmax(filled, dim=-1) * allowed
-    elif mode == "post":
-        weights = torch.softmax(logits, dim=-1) * mask
-    elif mode == "post_renorm":
+        return torch.softmax(filled, dim=-1) * allowed
+    if mode == "post":
+        return torch.softmax(logits, dim=-1) * mask
+    if mode == "post_renorm":
         w = torch.softmax(logits, dim=-1) * mask
         total = w.sum(-1, keepdim=True)
-        weights = torch.where(total > 0, w / total.clamp_min(torch.finfo(w.dtype).tiny), 0.0)
-    else:  # multiply_logits
-        weights = torch.softmax(logits * mask, dim=-1)
-    return weights @ v, weights
+        return torch.where(total > 0, w / total.clamp_min(torch.finfo(w.dtype).tiny), 0.0)
+    return torch.softmax(logits * mask, dim=-1)     # multiply_logits

@@ -82,13 +82,15 @@ def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence 
 def lines(x: Sequence, series: Mapping[str, Sequence], title: str, x_title: str, y_title: str,
           log_x: bool = False, log_y: bool = False, hlines: Sequence[tuple[float, str]] = (),
           vlines: Sequence[tuple[float, str]] = (), mode: str = "lines", style: Style = NORMAL,
-          height: int | None = None, dashes: Mapping[str, str] | None = None) -> go.Figure:
+          height: int | None = None, dashes: Mapping[str, str] | None = None,
+          colors: Mapping[str, str] | None = None) -> go.Figure:
     """One line per series, with optional labelled horizontal/vertical reference lines."""
     fig = go.Figure()
     for i, (label, y) in enumerate(series.items()):
         fig.add_trace(go.Scatter(x=x, y=y, mode=mode, name=label,
                                  marker={"size": style.marker_size * 0.7},
-                                 line={"color": PALETTE[i % len(PALETTE)], "width": style.line_width,
+                                 line={"color": (colors or {}).get(label, PALETTE[i % len(PALETTE)]),
+                                       "width": style.line_width,
                                        "dash": (dashes or {}).get(label, "solid")}))
     for j, (value, label) in enumerate(hlines):
         fig.add_hline(y=value, line={"color": "#555", "dash": "dot", "width": style.line_width * 0.75},

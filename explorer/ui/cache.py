@@ -11,7 +11,7 @@ import numpy as np
 import streamlit as st
 import torch
 
-from .. import attention, learned, regression
+from .. import attention, learned, masking, regression, scaling
 from .. import bridge as bridge_lib
 from ..data import make_dataset, query_grid
 from ..device import get_device
@@ -122,3 +122,26 @@ def parametric_fit(name: str, n: int, noise: float, seed: int, hidden: int) -> d
     return {"x": x, "losses": losses, "pred": pred.numpy(), "weights": w.numpy(),
             "gauss_weights": regression.nw_weights(grid, xt, "gaussian", h_opt).numpy(),
             "nw_pred": regression.nadaraya_watson(grid, xt, yt, "gaussian", h_opt).numpy(), "h_opt": h_opt}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def masking_example(length: int, d: int, kind: str, valid: int, seed: int) -> dict:
+    q, k, v = masking.example(length, d, seed)
+    mask = masking.make_mask(kind, length, valid)
+    res = masking.all_modes(q, k, v, mask)
+    return {"mask": mask.numpy(), "report": masking.report(q, k, v, mask),
+            **{f"{m}.{name}": t.numpy() for m, r in res.items() for name, t in r.items()},
+            "grads": {m: g.numpy() for m, g in masking.gradients(q, k, v, mask).items()}}
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def scaling_tables(n: int, seed: int) -> dict:
+    ds = [2 ** i for i in range(11)]
+    return {"unscaled": scaling.logit_stats(ds, n, scaled=False, seed=seed),
+            "scaled": scaling.logit_stats(ds, n, scaled=True, seed=seed)}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def scaling_samples(d: int, seed: int) -> dict:
+    return {"unscaled": scaling.logit_samples(d, 64, False, seed).numpy(),
+            "scaled": scaling.logit_samples(d, 64, True, seed).numpy()}

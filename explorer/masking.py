@@ -1,0 +1,109 @@
+"""Experiments of the Masking page: what each masking mode does to weights, outputs and gradients.
+
+Every function works on one example: q, k, v of shape (L, d) / (L, dv) and a boolean (L, L) mask.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import torch
+import torch.nn.functional as F
+
+from . import attention as A
+from ._checks import integer_in
+
+MASK_TYPES = ("causal", "padding", "causal + padding")
+
+
+def make_mask(kind: str, length: int, valid_length: int | None = None) -> torch.Tensor:
+    """An (L, L) mask: causal, padding (keys past ``valid_length`` hidden), or both."""
+    if kind not in MASK_TYPES:
+        raise ValueError(f"mask type must be one of {', '.join(MASK_TYPES)}; got {kind!r}.")
+    length = integer_in(length, "sequence length", 1, 4096)
+    valid = length if valid_length is None else integer_in(valid_length, "valid length", 0, length)
+    causal = A.causal_mask(length)
+    padding = A.padding_mask([valid], length)[0][None, :].expand(length, length)
+    return {"causal": causal, "padding": padding, "causal + padding": causal & padding}[kind]
+
+
+def example(length: int = 8, d: int = 16, seed: int = 0, dv: int = 4):
+    """Seeded q, k, v with iid N(0, 1) entries, float64."""
+    length = integer_in(length, "sequence length", 1, 4096)
+    d = integer_in(d, "d", 1, 4096)
+    gen = torch.Generator().manual_seed(integer_in(seed, "seed", 0, 2**31 - 1))
+    return tuple(torch.randn(length, n, generator=gen, dtype=torch.float64) for n in (d, d, dv))
+
+
+def _logits(q, k):
+    return q @ k.T / q.shape[-1] ** 0.5
+
+
+def all_modes(q, k, v, mask) -> dict[str, dict[str, torch.Tensor]]:
+    """Weights, outputs, row sums and output norms of every mode."""
+    out = {}
+    for mode in A.MASK_MODES:
+        o, w = A.masked_attention(q, k, v, mask, mode)
+        out[mode] = {"weights": w, "output": o, "row_sum": w.sum(-1), "output_norm": o.norm(dim=-1)}
+    return out
+
+
+def leakage(q, k, v, mask, position: int | None = None, size: float = 5.0) -> pd.Series:
+    """Largest change in the outputs of queries that may NOT see key ``position`` when that key and
+    its value are perturbed (default: the last position). Zero means no leak."""
+    pos = k.shape[0] - 1 if position is None else position
+    blind = ~mask[:, pos]
+    k2, v2 = k.clone(), v.clone()
+    k2[pos] += size
+    v2[pos] += size
+    changes = {}
+    for mode in A.MASK_MODES:
+        before, _ = A.masked_attention(q, k, v, mask, mode)
+        after, _ = A.masked_attention(q, k2, v2, mask, mode)
+        diff = (after - before).abs().amax(-1)[blind]
+        changes[mode] = float(diff.max()) if diff.numel() else 0.0
+    return pd.Series(changes, name="max_output_change")
+
+
+def gradients(q, k, v, mask, seed: int = 1) -> dict[str, torch.Tensor]:
+    """d(loss)/d(logits) per mode for the fixed loss sum(output * G), G ~ N(0, 1) seeded."""
+    gen = torch.Generator().manual_seed(seed)
+    g = torch.randn(q.shape[0], v.shape[1], generator=gen, dtype=q.dtype)
+    grads = {}
+    for mode in A.MASK_MODES:
+        logits = _logits(q, k).detach().requires_grad_(True)
+        out = A.masked_weights(logits, mask, mode) @ v
+        (out * g).sum().backward()
+        grads[mode] = logits.grad.detach()
+    return grads
+
+
+def report(q, k, v, mask) -> pd.DataFrame:
+    """One row per mode: the numbers behind each verdict on the Masking page."""
+    results = all_modes(q, k, v, mask)
+    ref = F.scaled_dot_product_attention(q[None], k[None], v[None], attn_mask=mask[None])[0]
+    leaks = leakage(q, k, v, mask)
+    grads = gradients(q, k, v, mask)
+    has_keys = mask.any(-1)
+    rows = []
+    for mode, r in results.items():
+        g = grads[mode]
+        rows.append({
+            "mode": mode,
+            "max_diff_vs_sdpa": float((r["output"] - ref).abs().max()),
+            "mean_row_sum": float(r["row_sum"][has_keys].mean()) if bool(has_keys.any()) else 0.0,
+            "min_row_sum": float(r["row_sum"][has_keys].min()) if bool(has_keys.any()) else 0.0,
+            "mass_on_masked": float(r["weights"][~mask].sum()),
+            "leak": float(leaks[mode]),
+            "grad_on_masked": float(g[~mask].abs().max()) if bool((~mask).any()) else 0.0,
+            "grad_diff_vs_pre": float((g - grads["pre"]).abs().max()),
+        })
+    return pd.DataFrame(rows)
+
+
+def renorm_underflow(length: int = 8, gap: float = 120.0, dtype=torch.float32) -> dict[str, float]:
+    """Why "post_renorm" is fragile: when the masked logits exceed the allowed ones by ``gap``, the
+    allowed softmax values underflow to 0 before renormalising. Returns the row sums of each mode."""
+    logits = torch.zeros(length, length, dtype=dtype)
+    mask = A.causal_mask(length)
+    logits[~mask] = gap
+    return {mode: float(A.masked_weights(logits, mask, mode).sum(-1)[0]) for mode in ("pre", "post_renorm")}
