@@ -18,6 +18,9 @@ PAGES = {
         st.Page("pages/masking.py", title="Masking", icon=":material/visibility_off:"),
         st.Page("pages/scaling.py", title="Scaling by √d", icon=":material/straighten:"),
     ],
+    "Transformers": [
+        st.Page("pages/live_training.py", title="Live training", icon=":material/model_training:"),
+    ],
 }
 
 nav = st.navigation(PAGES)

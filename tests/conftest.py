@@ -2,6 +2,6 @@ import os
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[1]  # the repository
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("EXPLORER_DEVICE", "cpu")  # the suite is CPU-first; CUDA tests ask for it

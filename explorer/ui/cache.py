@@ -145,3 +145,10 @@ def scaling_tables(n: int, seed: int) -> dict:
 def scaling_samples(d: int, seed: int) -> dict:
     return {"unscaled": scaling.logit_samples(d, 64, False, seed).numpy(),
             "scaled": scaling.logit_samples(d, 64, True, seed).numpy()}
+
+
+@st.cache_data(max_entries=4, show_spinner="Timing generation with and without the cache…")
+def kv_timing(lengths: tuple[int, ...], seed: int = 0) -> list:
+    from ..training.model import cache_timing
+
+    return cache_timing(list(lengths), seed=seed)

@@ -90,3 +90,29 @@ def test_bandwidth_is_shared_between_pages(page, server_url):
     wait_idle(page)
     bandwidth = page.locator('[data-testid="stMain"] [data-testid="stSlider"]', has_text="Bandwidth h")
     assert bandwidth.locator('input[type="range"]').get_attribute("aria-valuetext") == "0.05"
+
+
+def test_live_training_runs_and_pauses(page, server_url):
+    page.goto(server_url)
+    page.wait_for_selector(CHART)
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Live training").click()
+    page.wait_for_selector('[data-testid="stMain"] h1:has-text("Live training")')
+    wait_idle(page)
+    page.get_by_role("button", name="Start", exact=True).click()
+    entropy = page.locator('[data-testid="stPlotlyChart"]', has_text="Per-head attention entropy")
+    entropy.wait_for()
+    step = page.locator('[data-testid="stMetric"]', has_text="step").locator('[data-testid="stMetricValue"]')
+    deadline = time.time() + 60
+    first = int(step.inner_text())
+    while int(step.inner_text()) < first + 20 and time.time() < deadline:
+        time.sleep(0.5)
+    later = int(step.inner_text())
+    assert later > first, "training did not advance in the browser"
+    page.get_by_role("button", name="Pause", exact=True).click()
+    wait_idle(page)
+    paused_at = int(step.inner_text())
+    time.sleep(2)
+    assert int(step.inner_text()) == paused_at, "training went on after Pause"
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.evaluate("document.fonts.ready")
+    page.screenshot(path=str(ARTIFACTS / "live_training_paused.png"), full_page=True)

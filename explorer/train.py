@@ -1,0 +1,87 @@
+"""Headless training: ``python -m explorer.train --task reverse --steps 500 --seed 0 --out run.csv``.
+
+Writes one CSV row per step with the columns of ``Trainer.step`` (step, loss, accuracy, lr,
+temperature, entropy_l{l}_h{h}, maxw_l{l}_h{h}, headsim_l{l}). Progress goes to stderr. Bad
+arguments print one line and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+
+import torch
+
+from .training import TASKS, Trainer, make_task
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):              # one line, no usage dump
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m explorer.train", description="Train the tiny transformer and log metrics.")
+    p.add_argument("--task", choices=list(TASKS), default="reverse")
+    p.add_argument("--steps", type=int, default=500)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="CSV file to write")
+    p.add_argument("--layers", type=int, default=None, help="1 to 4 (default: the task's)")
+    p.add_argument("--heads", type=int, default=2, help="1 to 8")
+    p.add_argument("--d-model", type=int, default=64, help="16 to 256, a multiple of --heads")
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--seq-len", type=int, default=None)
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    return p
+
+
+def _progress(done: int, total: int, loss: float, start: float) -> None:
+    width = 30
+    filled = int(width * done / total)
+    rate = done / max(time.time() - start, 1e-9)
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} steps  "
+                     f"loss {loss:.4f}  {rate:.0f} steps/s")
+    sys.stderr.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.steps < 1 or args.steps > 1_000_000:
+            raise ValueError(f"--steps must be from 1 to 1000000, got {args.steps}.")
+        if args.device == "cuda" and not torch.cuda.is_available():
+            raise ValueError("--device cuda was asked for, but torch sees no CUDA GPU here.")
+        task = make_task(args.task, args.seq_len)
+        overrides = {"n_heads": args.heads, "d_model": args.d_model}
+        if args.layers is not None:
+            overrides["n_layers"] = args.layers
+        trainer = Trainer(task.model_config(**overrides), task, lr=args.lr, warmup=args.warmup, seed=args.seed,
+                          device=args.device, total_steps=args.steps)
+        out = open(args.out, "w", newline="")
+    except (ValueError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    start, writer = time.time(), None
+    with out:
+        while trainer.step_count < args.steps and not trainer.stopped:
+            rows = trainer.step(min(25, args.steps - trainer.step_count))
+            if rows and writer is None:
+                writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+                writer.writeheader()
+            if writer:
+                writer.writerows(rows)
+            if rows:
+                _progress(trainer.step_count, args.steps, rows[-1]["loss"], start)
+    sys.stderr.write("\n")
+    if trainer.stopped:
+        print(f"error: {trainer.stopped}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,204 @@
+"""A tiny transformer whose attention you can watch, in one readable file.
+
+Token (or feature) embedding + learned positions, then n_layers blocks of pre-norm multi-head
+self-attention (+ an optional MLP), a final LayerNorm and a linear head. The attention is written
+out explicitly (no nn.MultiheadAttention, whose boolean mask means "may NOT attend" and which returns
+NaN on fully masked rows) and every layer returns its weights, shape (B, H, T, T).
+
+Shapes in comments: B batch, T sequence length, C = d_model, H heads, D = C // H per head.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from .._checks import integer_in, positive_number
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    vocab: int = 16              # number of token ids (ignored when input_dim > 0)
+    seq_len: int = 16            # longest sequence the position table covers
+    n_layers: int = 1            # 1 to 4
+    n_heads: int = 2             # 1 to 8, must divide d_model
+    d_model: int = 64            # 16 to 256
+    with_mlp: bool = False
+    causal: bool = False         # True: position t attends to 0..t only
+    temperature: float = 1.0     # attention logits are divided by sqrt(D) * temperature
+    input_dim: int = 0           # > 0: inputs are feature vectors (B, T, input_dim), not token ids
+    n_outputs: int = 0           # size of the output head; 0 means vocab (next-token logits)
+
+    def __post_init__(self):
+        integer_in(self.n_layers, "n_layers", 1, 4)
+        integer_in(self.n_heads, "n_heads", 1, 8)
+        integer_in(self.d_model, "d_model", 16, 256)
+        integer_in(self.seq_len, "seq_len", 2, 1024)
+        integer_in(self.vocab, "vocab", 2, 4096)
+        positive_number(self.temperature, "temperature", upper=100.0)
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model ({self.d_model}) must be a multiple of n_heads ({self.n_heads}).")
+
+    @property
+    def out_size(self) -> int:
+        return self.n_outputs or self.vocab
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.n_heads, self.causal = cfg.n_heads, cfg.causal
+        self.qkv = nn.Linear(cfg.d_model, 3 * cfg.d_model)
+        self.proj = nn.Linear(cfg.d_model, cfg.d_model)
+
+    def forward(self, x, temperature: float, attn_mask=None, kv_cache=None):
+        B, T, C = x.shape
+        H, D = self.n_heads, C // self.n_heads
+        q, k, v = self.qkv(x).split(C, dim=2)                      # each (B, T, C)
+        q, k, v = (t.view(B, T, H, D).transpose(1, 2) for t in (q, k, v))  # (B, H, T, D)
+        if kv_cache is not None:                                  # decoding: prepend cached keys/values
+            if kv_cache.get("k") is not None:
+                k = torch.cat([kv_cache["k"], k], dim=2)
+                v = torch.cat([kv_cache["v"], v], dim=2)
+            kv_cache["k"], kv_cache["v"] = k, v
+        S = k.shape[2]                                            # number of keys (= T without a cache)
+        logits = q @ k.transpose(-2, -1) / (math.sqrt(D) * temperature)  # (B, H, T, S)
+        if self.causal:
+            # query t (at absolute position S - T + t) may see keys 0..S - T + t
+            allowed = torch.ones(T, S, dtype=torch.bool, device=x.device).tril(S - T)
+            attn_mask = allowed if attn_mask is None else attn_mask & allowed
+        if attn_mask is not None:
+            any_key = attn_mask.any(-1, keepdim=True)
+            logits = torch.where(any_key, logits.masked_fill(~attn_mask, float("-inf")), 0.0)
+        att = torch.softmax(logits, dim=-1)                       # (B, H, T, S)
+        if attn_mask is not None:
+            att = att * any_key
+        y = (att @ v).transpose(1, 2).reshape(B, T, C)            # (B, T, C)
+        return self.proj(y), att
+
+
+class Block(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(cfg.d_model)
+        self.attn = SelfAttention(cfg)
+        self.mlp = None
+        if cfg.with_mlp:
+            self.ln2 = nn.LayerNorm(cfg.d_model)
+            self.mlp = nn.Sequential(nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(),
+                                     nn.Linear(4 * cfg.d_model, cfg.d_model))
+
+    def forward(self, x, temperature, attn_mask=None, kv_cache=None):
+        a, att = self.attn(self.ln1(x), temperature, attn_mask, kv_cache)
+        x = x + a
+        if self.mlp is not None:
+            x = x + self.mlp(self.ln2(x))
+        return x, att
+
+
+class TinyTransformer(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.cfg = cfg
+        self.embed = nn.Linear(cfg.input_dim, cfg.d_model) if cfg.input_dim else nn.Embedding(cfg.vocab, cfg.d_model)
+        self.pos = nn.Embedding(cfg.seq_len, cfg.d_model)
+        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
+        self.ln_f = nn.LayerNorm(cfg.d_model)
+        self.head = nn.Linear(cfg.d_model, cfg.out_size)
+        self.temperature = cfg.temperature                        # changed by the trainer's schedule
+
+    def init_weights(self, gen: torch.Generator) -> TinyTransformer:
+        """Seeded initialisation from a private generator (no global RNG: safe with many sessions)."""
+        with torch.no_grad():
+            for name, p in self.named_parameters():
+                if name.endswith("bias"):
+                    p.zero_()
+                elif p.ndim == 1:                                 # LayerNorm gains
+                    p.fill_(1.0)
+                else:
+                    p.copy_(torch.randn(p.shape, generator=gen) * 0.02)
+        return self
+
+    def forward(self, inputs, attn_mask=None, kv_caches=None, start_pos: int = 0):
+        """inputs: token ids (B, T) or features (B, T, input_dim).
+
+        Returns ``(out, weights)``: out (B, T, out_size) and one (B, H, T, S) tensor per layer.
+        """
+        T = inputs.shape[1]
+        if start_pos + T > self.cfg.seq_len:
+            raise ValueError(f"sequence of {start_pos + T} positions is longer than seq_len = {self.cfg.seq_len}.")
+        pos = torch.arange(start_pos, start_pos + T, device=inputs.device)
+        x = self.embed(inputs) + self.pos(pos)                    # (B, T, C)
+        weights = []
+        for i, block in enumerate(self.blocks):
+            x, att = block(x, self.temperature, attn_mask, None if kv_caches is None else kv_caches[i])
+            weights.append(att)
+        return self.head(self.ln_f(x)), weights
+
+
+@torch.no_grad()
+def generate(model: TinyTransformer, prompt: torch.Tensor, n_new: int, use_cache: bool = True):
+    """Greedy decoding of ``n_new`` tokens after ``prompt`` (B, T0) with a causal model.
+
+    Returns ``(tokens, step_logits)``: tokens (B, T0 + n_new) and the logits that chose each new token,
+    (B, n_new, vocab). With ``use_cache`` each step feeds only the newest token and reuses the keys and
+    values of earlier positions; without it each step recomputes the whole sequence. Both give the same
+    logits up to rounding.
+    """
+    if not model.cfg.causal:
+        raise ValueError("generate needs a causal model (ModelConfig(causal=True)).")
+    n_new = integer_in(n_new, "n_new", 1, model.cfg.seq_len)
+    if prompt.shape[1] + n_new > model.cfg.seq_len:
+        raise ValueError(f"prompt + n_new = {prompt.shape[1] + n_new} exceeds seq_len = {model.cfg.seq_len}.")
+    tokens = prompt
+    caches = [{} for _ in model.blocks] if use_cache else None
+    step_logits = []
+    for i in range(n_new):
+        if use_cache:
+            fresh = tokens if i == 0 else tokens[:, -1:]
+            out, _ = model(fresh, kv_caches=caches, start_pos=tokens.shape[1] - fresh.shape[1])
+        else:
+            out, _ = model(tokens)
+        logits = out[:, -1]                                       # (B, vocab)
+        step_logits.append(logits)
+        tokens = torch.cat([tokens, logits.argmax(-1, keepdim=True)], dim=1)
+    return tokens, torch.stack(step_logits, dim=1)
+
+
+def cross_entropy(out: torch.Tensor, targets: torch.Tensor, loss_mask: torch.Tensor) -> torch.Tensor:
+    """Mean token cross-entropy over the positions where ``loss_mask`` is True."""
+    return F.cross_entropy(out[loss_mask], targets[loss_mask])
+
+
+def cache_timing(lengths, d_model: int = 64, n_layers: int = 2, n_heads: int = 4, seed: int = 0, repeats: int = 3):
+    """Milliseconds per generated token, with and without the KV cache, for each total length.
+
+    A randomly initialised causal model decodes from a 1-token prompt up to each length; the best of
+    ``repeats`` runs is kept. Returns rows of (length, ms_per_token_cache, ms_per_token_no_cache,
+    max_abs_logit_diff).
+    """
+    import time
+
+    lengths = [integer_in(n, "length", 2, 1024) for n in lengths]
+    cfg = ModelConfig(vocab=32, seq_len=max(lengths), n_layers=n_layers, n_heads=n_heads, d_model=d_model,
+                      causal=True)
+    model = TinyTransformer(cfg).init_weights(torch.Generator().manual_seed(seed)).eval()
+    prompt = torch.randint(0, 32, (1, 1), generator=torch.Generator().manual_seed(seed))
+    generate(model, prompt, min(lengths) - 1, True)              # warm-up: first calls are slower
+    rows = []
+    for n in lengths:
+        best = {}
+        for use_cache in (True, False):
+            times = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                _, logits = generate(model, prompt, n - 1, use_cache)
+                times.append(time.perf_counter() - t0)
+                best[use_cache] = logits
+            best[f"t{use_cache}"] = min(times) * 1000 / (n - 1)
+        rows.append((n, best["tTrue"], best["tFalse"], float((best[True] - best[False]).abs().max())))
+    return rows

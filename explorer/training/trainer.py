@@ -1,0 +1,176 @@
+"""Training loop with per-head attention metrics, schedules, and a stop on non-finite loss."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from .._checks import integer_in, positive_number
+from .model import ModelConfig, TinyTransformer
+from .tasks import Task, held_out_example
+
+SCHEDULES = ("constant", "cosine")
+TEMPERATURE_SCHEDULES = ("constant", "linear", "cosine")
+MAX_LR = 10.0
+
+
+@dataclass(frozen=True)
+class TemperatureSchedule:
+    kind: str = "constant"
+    start: float = 1.0
+    end: float = 1.0
+
+    def __post_init__(self):
+        if self.kind not in TEMPERATURE_SCHEDULES:
+            raise ValueError(f"temperature schedule must be one of {', '.join(TEMPERATURE_SCHEDULES)}; "
+                             f"got {self.kind!r}.")
+        positive_number(self.start, "start temperature", upper=100.0)
+        positive_number(self.end, "end temperature", upper=100.0)
+
+    def at(self, step: int, total: int) -> float:
+        """Temperature multiplier at ``step`` of ``total`` (held at the end value afterwards)."""
+        if self.kind == "constant":
+            return self.start
+        frac = min(1.0, step / max(1, total))
+        if self.kind == "linear":
+            return self.start + (self.end - self.start) * frac
+        return self.end + (self.start - self.end) * 0.5 * (1 + math.cos(math.pi * frac))
+
+
+def learning_rate(step: int, base_lr: float, warmup: int, total: int, schedule: str) -> float:
+    """Linear warmup over ``warmup`` steps, then constant or cosine decay to 10 % of base_lr at ``total``."""
+    if warmup and step < warmup:
+        return base_lr * (step + 1) / warmup
+    if schedule == "constant":
+        return base_lr
+    frac = min(1.0, (step - warmup) / max(1, total - warmup))
+    return base_lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
+
+
+def head_metrics(weights: list[torch.Tensor], row_mask: torch.Tensor | None = None) -> dict[str, float]:
+    """Per layer l and head h: mean row entropy (nats) ``entropy_l{l}_h{h}``, mean max weight
+    ``maxw_l{l}_h{h}``; per layer, the largest cosine similarity between two heads' maps ``headsim_l{l}``
+    (1 = duplicates; NaN with one head)."""
+    out: dict[str, float] = {}
+    for layer, w in enumerate(weights):                     # w: (B, H, T, S)
+        w = w.detach().float()
+        ent = -torch.special.xlogy(w, w).sum(-1)            # (B, H, T)
+        maxw = w.amax(-1)
+        for h in range(w.shape[1]):
+            out[f"entropy_l{layer}_h{h}"] = float(ent[:, h].mean())
+            out[f"maxw_l{layer}_h{h}"] = float(maxw[:, h].mean())
+        flat = torch.nn.functional.normalize(w.transpose(0, 1).reshape(w.shape[1], -1), dim=-1)
+        sim = flat @ flat.T
+        n = sim.shape[0]
+        out[f"headsim_l{layer}"] = float((sim - 2 * torch.eye(n)).max()) if n > 1 else math.nan
+    return out
+
+
+class Trainer:
+    """Trains a ``TinyTransformer`` on a task, one metrics row per step.
+
+    AdamW with warmup + constant/cosine learning rate; the attention temperature multiplier follows
+    ``temperature_schedule``. Seeded and deterministic on CPU. A non-finite loss or gradient stops
+    training before the update (the weights stay at the last good step) and sets ``stopped``.
+    """
+
+    def __init__(self, config: ModelConfig, task: Task, lr: float = 3e-3, warmup: int = 20,
+                 schedule: str = "cosine", temperature_schedule: TemperatureSchedule | None = None,
+                 seed: int = 0, device: str | torch.device = "cpu", batch_size: int = 32,
+                 total_steps: int = 1000):
+        if schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}; got {schedule!r}.")
+        self.config, self.task, self.schedule = config, task, schedule
+        self.lr = positive_number(lr, "lr", upper=1e4)
+        self.warmup = integer_in(warmup, "warmup", 0, 100_000)
+        self.total_steps = integer_in(total_steps, "total_steps", 1, 1_000_000)
+        self.batch_size = integer_in(batch_size, "batch_size", 1, 4096)
+        self.seed = integer_in(seed, "seed", 0, 2**31 - 1)
+        self.temperature_schedule = temperature_schedule or TemperatureSchedule("constant", config.temperature,
+                                                                                 config.temperature)
+        self.device = torch.device(device)
+        gen = torch.Generator().manual_seed(self.seed)
+        self.model = TinyTransformer(config).init_weights(gen).to(self.device)
+        self.data_gen = torch.Generator().manual_seed(self.seed + 1)
+        self.opt = torch.optim.AdamW(self.model.parameters(), lr=self.lr, weight_decay=0.01)
+        self.step_count = 0
+        self.history: list[dict] = []          # every metrics row so far, in order
+        self.stopped: str | None = None
+        self.example = held_out_example(task).to(self.device)
+
+    # -- settings that may change between steps (the weights are kept)
+    def set_lr(self, lr: float, warmup: int | None = None, schedule: str | None = None) -> None:
+        """Change the learning rate (and warmup/schedule). A new learning rate clears a stop caused by a
+        non-finite loss: the weights are those of the last good step, so training can go on."""
+        lr = positive_number(lr, "lr", upper=1e4)
+        if lr != self.lr and self.stopped:
+            self.stopped = None
+        self.lr = lr
+        if warmup is not None:
+            self.warmup = integer_in(warmup, "warmup", 0, 100_000)
+        if schedule is not None:
+            if schedule not in SCHEDULES:
+                raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}; got {schedule!r}.")
+            self.schedule = schedule
+
+    def set_temperature_schedule(self, schedule: TemperatureSchedule) -> None:
+        self.temperature_schedule = schedule
+
+    def step(self, n: int = 1) -> list[dict]:
+        """Advance up to ``n`` steps; return one metrics row per step taken."""
+        n = integer_in(n, "n", 1, 1_000_000)
+        rows = []
+        self.model.train()
+        for _ in range(n):
+            if self.stopped:
+                break
+            s = self.step_count
+            lr = learning_rate(s, self.lr, self.warmup, self.total_steps, self.schedule)
+            temp = self.temperature_schedule.at(s, self.total_steps)
+            self.model.temperature = temp
+            for group in self.opt.param_groups:
+                group["lr"] = lr
+            batch = self.task.batch(self.batch_size, self.data_gen).to(self.device)
+            out, weights = self.model(batch.inputs, batch.attn_mask)
+            loss = self.task.loss(out, batch)
+            if not torch.isfinite(loss):
+                self.stopped = (f"Training stopped at step {s}: the loss became {loss.item()}. "
+                                f"Lower the learning rate (now {self.lr:g}) to go on from the last good step, "
+                                "or press Reset.")
+                break
+            self.opt.zero_grad(set_to_none=True)
+            loss.backward()
+            grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+            if not torch.isfinite(grad_norm):
+                self.stopped = (f"Training stopped at step {s}: the gradients became non-finite. "
+                                f"Lower the learning rate (now {self.lr:g}) to go on from the last good step, "
+                                "or press Reset.")
+                break
+            self.opt.step()
+            self.step_count += 1
+            acc = self.task.accuracy(out.detach(), batch)
+            row = {"step": s, "loss": float(loss.detach()), "accuracy": math.nan if acc is None else acc,
+                   "lr": lr, "temperature": temp}
+            row.update(head_metrics(weights))
+            rows.append(row)
+            self.history.append(row)
+        return rows
+
+    @torch.no_grad()
+    def attention_maps(self) -> list[torch.Tensor]:
+        """Per layer, the (H, T, T) weights on the fixed held-out example, at the current temperature."""
+        self.model.eval()
+        self.model.temperature = self.temperature_schedule.at(self.step_count, self.total_steps)
+        _, weights = self.model(self.example.inputs, self.example.attn_mask)
+        return [w[0].cpu() for w in weights]
+
+    @torch.no_grad()
+    def example_predictions(self) -> dict[str, torch.Tensor]:
+        """Inputs, targets, loss mask and the model's output on the held-out example (batch of 1)."""
+        self.model.eval()
+        out, _ = self.model(self.example.inputs, self.example.attn_mask)
+        pred = out[0, :, 0] if self.task.regression else out[0].argmax(-1)
+        return {"inputs": self.example.inputs[0].cpu(), "targets": self.example.targets[0].cpu(),
+                "loss_mask": self.example.loss_mask[0].cpu(), "prediction": pred.cpu()}

@@ -1,0 +1,208 @@
+"""Live training: watch per-head attention entropy while a small transformer learns a toy task."""
+
+import time
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer.data import DATASETS
+from explorer.device import get_device
+from explorer.figures.training import (
+    attention_maps_figure,
+    entropy_figure,
+    icl_figure,
+    kv_timing_figure,
+    loss_figure,
+)
+from explorer.training import TASKS, TEMPERATURE_SCHEDULES, TemperatureSchedule, Trainer, generate, make_task
+from explorer.ui import cache
+from explorer.ui.figure import show
+from explorer.ui.state import init_state, keep_shared_state
+
+TICK = 0.5                      # seconds between redraws while training
+TICK_BUDGET = 0.3               # seconds of training per tick (shorter than the tick)
+LRS = [1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 3e-2, 0.1, 1.0, 10.0, 100.0, 1000.0]
+TEMPS = [0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0]
+COLLAPSE_NATS, COLLAPSE_STEPS, DUPLICATE_SIM = 0.1, 50, 0.95
+ARCH_KEYS = ("train.task", "train.layers", "train.heads", "train.d_model", "train.seq_len", "train.mlp",
+             "train.seed")
+
+keep_shared_state()
+st.title("Live training")
+st.markdown(
+    "**The question.** What do attention heads do while a transformer learns? Train a small one on a toy "
+    "task and watch each head's entropy: high = spread out over many positions, near 0 = locked onto one.")
+
+init_state({"train.task": "reverse", "train.layers": 1, "train.heads": 2, "train.d_model": 64,
+            "train.seq_len": 12, "train.mlp": False, "train.seed": 0, "train.lr": 3e-3, "train.warmup": 20,
+            "train.temp_kind": "constant", "train.temp_start": 1.0, "train.temp_end": 1.0,
+            "train.running": False, "train.chunk": 5})
+
+
+def _on_task_change():
+    task = TASKS[st.session_state["train.task"]]
+    st.session_state["train.layers"] = task.default_layers
+    st.session_state["train.seq_len"] = 24 if task.name in ("induction", "sine_icl") else 12
+
+
+c1, c2, c3, c4 = st.columns(4)
+with c1:
+    st.selectbox("Task", list(TASKS), key="train.task", on_change=_on_task_change)
+    st.caption(TASKS[st.session_state["train.task"]].description)
+with c2:
+    st.slider("Layers", 1, 4, key="train.layers")
+    st.select_slider("Heads", [1, 2, 4, 8], key="train.heads")
+    st.select_slider("d_model", [16, 32, 64, 128, 256], key="train.d_model")
+with c3:
+    st.slider("Sequence length T", 8, 32, key="train.seq_len")
+    st.toggle("MLP after attention", key="train.mlp")
+    st.number_input("Seed", 0, 9999, key="train.seed", step=1)
+with c4:
+    st.select_slider("Learning rate", LRS, key="train.lr", format_func=lambda v: f"{v:g}",
+                     help="1e-4 to 1e3. Above about 0.03 training diverges; it stops with a message.")
+    st.slider("Warmup steps", 0, 200, key="train.warmup", step=10)
+    st.selectbox("Temperature schedule", TEMPERATURE_SCHEDULES, key="train.temp_kind",
+                 help="Attention logits are divided by √D × temperature.")
+    t1, t2 = st.columns(2)
+    t1.select_slider("start", TEMPS, key="train.temp_start")
+    t2.select_slider("end", TEMPS, key="train.temp_end",
+                     disabled=st.session_state["train.temp_kind"] == "constant")
+
+arch = tuple(st.session_state[k] for k in ARCH_KEYS)
+
+
+def _build() -> None:
+    task = make_task(st.session_state["train.task"], st.session_state["train.seq_len"])
+    cfg = task.model_config(n_layers=st.session_state["train.layers"], n_heads=st.session_state["train.heads"],
+                            d_model=st.session_state["train.d_model"], with_mlp=st.session_state["train.mlp"])
+    st.session_state["train.trainer"] = Trainer(cfg, task, lr=st.session_state["train.lr"],
+                                                warmup=st.session_state["train.warmup"],
+                                                seed=st.session_state["train.seed"], device=get_device())
+    st.session_state["train.arch"] = arch
+    st.session_state["train.running"] = False
+
+
+try:
+    if st.session_state.get("train.arch") != arch:
+        rebuilt = "train.trainer" in st.session_state
+        _build()
+        if rebuilt:
+            st.info("The task or architecture changed, so a new model was initialised (seed "
+                    f"{st.session_state['train.seed']}).")
+    trainer: Trainer = st.session_state["train.trainer"]
+    trainer.set_lr(st.session_state["train.lr"], st.session_state["train.warmup"])
+    trainer.set_temperature_schedule(TemperatureSchedule(
+        st.session_state["train.temp_kind"], st.session_state["train.temp_start"],
+        st.session_state["train.temp_end"] if st.session_state["train.temp_kind"] != "constant"
+        else st.session_state["train.temp_start"]))
+except ValueError as err:
+    st.error(f"{err} The previous model is kept.")
+    st.stop()
+
+
+def _start():
+    st.session_state["train.running"] = True
+
+
+def _pause():
+    st.session_state["train.running"] = False
+
+
+def _step():
+    st.session_state["train.running"] = False
+    st.session_state["train.trainer"].step(10)
+
+
+def _reset():
+    _build()
+
+
+b1, b2, b3, b4, _ = st.columns([1, 1, 1, 1, 4])
+b1.button("Start", on_click=_start, type="primary", disabled=st.session_state["train.running"], width="stretch")
+b2.button("Pause", on_click=_pause, disabled=not st.session_state["train.running"], width="stretch")
+b3.button("Step ×10", on_click=_step, width="stretch", help="Ten training steps, then pause.")
+b4.button("Reset", on_click=_reset, width="stretch", help="Re-initialise the model with the same seed.")
+
+
+def _warnings(df: pd.DataFrame, cfg) -> list[str]:
+    out = []
+    tail = df.tail(COLLAPSE_STEPS)
+    if len(tail) >= COLLAPSE_STEPS:
+        for layer in range(cfg.n_layers):
+            for h in range(cfg.n_heads):
+                if (tail[f"entropy_l{layer}_h{h}"] < COLLAPSE_NATS).all():
+                    out.append(f"Layer {layer}, head {h} has collapsed: entropy below {COLLAPSE_NATS} nats for "
+                               f"{COLLAPSE_STEPS} steps, so it attends to a single position. Right for exact "
+                               "copying (reverse); elsewhere a sign of too low a temperature.")
+    last = df.iloc[-1]
+    for layer in range(cfg.n_layers):
+        sim = last.get(f"headsim_l{layer}", np.nan)
+        if np.isfinite(sim) and sim > DUPLICATE_SIM:
+            out.append(f"Layer {layer}: two heads are near-duplicates (cosine similarity of their maps "
+                       f"{sim:.2f}); one of them is redundant.")
+    return out
+
+
+@st.fragment(run_every=TICK if st.session_state["train.running"] else None)
+def live_view():
+    trainer: Trainer = st.session_state["train.trainer"]
+    if st.session_state["train.running"] and not trainer.stopped:
+        t0 = time.perf_counter()
+        rows = trainer.step(st.session_state["train.chunk"])
+        per_step = (time.perf_counter() - t0) / max(1, len(rows))
+        st.session_state["train.chunk"] = int(np.clip(TICK_BUDGET / max(per_step, 1e-4), 1, 200))
+    if trainer.stopped and st.session_state["train.running"]:
+        st.session_state["train.running"] = False
+        st.rerun(scope="app")
+    if trainer.stopped:
+        st.error(trainer.stopped)
+
+    rows = trainer.history
+    cfg = trainer.config
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("step", trainer.step_count)
+    if not rows:
+        st.info("Press **Start** to train, or **Step ×10** to take ten steps.")
+    else:
+        df = pd.DataFrame(rows)
+        last = df.iloc[-1]
+        m2.metric("loss", f"{last['loss']:.4f}")
+        m3.metric("accuracy", "n/a" if np.isnan(last["accuracy"]) else f"{last['accuracy']:.1%}")
+        m4.metric("learning rate · temperature", f"{last['lr']:.2g} · {last['temperature']:.2g}")
+        for w in _warnings(df, cfg):
+            st.warning(w)
+        left, right = st.columns(2)
+        with left:
+            show(loss_figure(df, trainer.task.regression), key="loss")
+        with right:
+            show(entropy_figure(df, cfg.n_layers, cfg.n_heads, cfg.seq_len), key="entropy")
+    show(attention_maps_figure([m.numpy() for m in trainer.attention_maps()]), key="maps")
+    if trainer.task.name == "sine_icl":
+        ex = trainer.example_predictions()
+        feats = ex["inputs"].numpy()
+        show(icl_figure(feats[:, 0] * 3, ex["targets"].numpy(), ex["loss_mask"].numpy(),
+                        ex["prediction"].numpy(), DATASETS["sine_mix"].true_fn), key="icl")
+
+
+live_view()
+st.markdown(f"**What to watch ({st.session_state['train.task']}).** "
+            f"{TASKS[st.session_state['train.task']].what_to_watch}")
+
+st.subheader("Generation with a KV cache")
+st.markdown(
+    "A causal model generates one token at a time. Without a cache, every step recomputes keys and values "
+    "for the whole sequence; with one, each step computes them for the newest token only and reuses the rest. "
+    "The logits are the same; the work per token stops growing with the length.")
+trainer = st.session_state["train.trainer"]
+if trainer.config.causal:
+    prompt = trainer.example.inputs[:, :4]
+    n_new = trainer.config.seq_len - 4
+    _, with_cache = generate(trainer.model, prompt, n_new, use_cache=True)
+    _, without = generate(trainer.model, prompt, n_new, use_cache=False)
+    st.metric(f"max |logit difference| over {n_new} generated tokens (current model)",
+              f"{float((with_cache - without).abs().max()):.1e}")
+else:
+    st.caption("The current task is bidirectional; the timing below uses a randomly initialised causal model.")
+show(kv_timing_figure(cache.kv_timing((16, 32, 64, 128, 256))), key="kv_timing")
+st.caption("Two layers, four heads, d_model = 64, batch of 1, best of 3 runs; CPU times on this server.")

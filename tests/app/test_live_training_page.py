@@ -1,0 +1,73 @@
+from tests.app.helpers import assert_clean, chart_data, page
+
+
+def buttons(at):
+    return {b.label: b for b in at.button}
+
+
+def test_start_ticks_pause_and_reset():
+    at = page("live_training")
+    assert_clean(at)
+    buttons(at)["Start"].click().run()
+    assert at.session_state["train.running"]
+    for _ in range(3):                       # timers do not fire in AppTest: run the fragment by hand
+        at.run()
+    assert_clean(at)
+    n = len(at.session_state["train.trainer"].history)
+    assert n > 3
+    buttons(at)["Pause"].click().run()
+    assert not at.session_state["train.running"]
+    assert len(at.session_state["train.trainer"].history) == n      # paused: no more steps
+    at.run()
+    assert len(at.session_state["train.trainer"].history) == n
+    metrics = {m.label: m.value for m in at.metric}
+    assert int(metrics["step"]) == n and float(metrics["loss"]) < 3.0
+    assert len(chart_data(at, "entropy")) >= 2
+    loss_before = at.session_state["train.trainer"].history[-1]["loss"]
+    buttons(at)["Reset"].click().run()
+    assert at.session_state["train.trainer"].history == [] and at.session_state["train.trainer"].step_count == 0
+    buttons(at)["Step ×10"].click().run()
+    rows = at.session_state["train.trainer"].history
+    assert len(rows) == 10 and rows[0]["loss"] > loss_before     # re-initialised weights
+
+
+def test_changing_lr_while_paused_keeps_the_weights():
+    at = page("live_training")
+    buttons(at)["Step ×10"].click().run()
+    trainer = at.session_state["train.trainer"]
+    at.select_slider(key="train.lr").set_value(1e-3).run()
+    assert at.session_state["train.trainer"] is trainer and trainer.step_count == 10
+    assert trainer.lr == 1e-3
+    at.selectbox(key="train.temp_kind").set_value("linear").run()
+    at.select_slider(key="train.temp_end").set_value(0.5).run()
+    assert at.session_state["train.trainer"] is trainer
+    assert trainer.temperature_schedule.end == 0.5
+    assert_clean(at)
+
+
+def test_huge_learning_rate_stops_with_a_message():
+    at = page("live_training")
+    at.select_slider(key="train.lr").set_value(1000.0)
+    at.slider(key="train.warmup").set_value(0).run()
+    buttons(at)["Start"].click().run()
+    for _ in range(4):
+        at.run()
+    assert not at.session_state["train.running"]
+    assert any("Lower the learning rate" in e.value for e in at.error)
+    assert not at.exception
+
+
+def test_every_task_and_architecture_control():
+    at = page("live_training")
+    for task in ("induction", "sort", "sine_icl", "reverse"):
+        at.selectbox(key="train.task").set_value(task).run()
+        buttons(at)["Step ×10"].click().run()
+        assert not at.exception, task
+    at.slider(key="train.layers").set_value(2).run()
+    at.select_slider(key="train.heads").set_value(4).run()
+    at.select_slider(key="train.d_model").set_value(32).run()
+    at.slider(key="train.seq_len").set_value(10).run()
+    at.toggle(key="train.mlp").set_value(True).run()
+    at.number_input(key="train.seed").set_value(4).run()
+    assert_clean(at)
+    assert at.session_state["train.trainer"].config.n_heads == 4
