@@ -102,20 +102,96 @@ def nw_weights(x_query, x_train, kernel: str = "gaussian", bandwidth: float = 0.
     return _normalise(scores, is_log)
 
 
+METHODS = ("auto", "direct", "rank2", "sdpa")
+
+
 def nadaraya_watson(x_query, x_train, y_train, kernel: str = "gaussian", bandwidth: float = 0.5,
-                    *, chunk_size: int | None = None) -> torch.Tensor:
+                    *, chunk_size: int | None = None, method: str = "auto") -> torch.Tensor:
     """NW estimates (M,) at the queries; NaN exactly where a compact kernel has no support.
 
-    Training points are processed in chunks with a running (online) log-sum-exp normaliser, the
-    way flash attention does, so memory stays bounded for any N: the (M, N) matrix is never built.
-    ``chunk_size`` (training points per chunk) is chosen automatically when None.
+    Memory stays bounded for any M and N: the (M, N) weight matrix is never built whole.
+
+    ``method``:
+      - ``"direct"``: kernel values from the differences (x - x_i), training points in chunks with
+        a running (online) log-sum-exp normaliser, the way flash attention does. Any kernel, any h.
+      - ``"rank2"`` (Gaussian only): the exact rewrite -(x - x_i)²/(2h²) = x·x_i/h² - x_i²/(2h²) + c(x)
+        as one small matrix product per block of queries, shifted by each row's known maximum (at
+        the nearest training point), then exp and a product with [y, 1].
+      - ``"sdpa"`` (Gaussian only): the same rewrite handed to torch's fused
+        ``scaled_dot_product_attention`` with q = [x/h², 1], k = [x_i, -x_i²/(2h²)], scale 1.
+      - ``"auto"``: Gaussian on CPU -> rank2, on CUDA -> sdpa, when the rewrite is accurate in the
+        input's dtype (it loses precision when (|x|/h)² is large); otherwise direct.
+    ``chunk_size`` (training points per chunk of the direct path) is chosen automatically when None.
     """
     kern, h, (xt, xq, yt) = _inputs(x_query, x_train, y_train, kernel, bandwidth)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}.")
+    if method != "direct" and kern.name == "gaussian":
+        if method == "auto":
+            if chunk_size is None and _rewrite_is_accurate(xq, xt, h):
+                method = "sdpa" if xt.device.type == "cuda" else "rank2"
+            else:
+                method = "direct"
+        if method == "rank2":
+            return _nw_gaussian_rank2(xq, xt, yt, h)
+        if method == "sdpa":
+            return _nw_gaussian_sdpa(xq, xt, yt, h)
+    elif method in ("rank2", "sdpa"):
+        raise ValueError(f"method={method!r} is for the Gaussian kernel only; got kernel {kern.name!r}.")
     return _nw_streaming(kern, h, xq, xt, yt, chunk_size)
 
 
-def _nw_streaming(kern, h, xq, xt, yt, chunk_size=None, loo=False):
-    """NW estimates over query blocks x training chunks; ``loo`` leaves point i out of query i."""
+def _rewrite_is_accurate(xq, xt, h) -> bool:
+    """The rank-2 rewrite's logits carry an absolute rounding error of about eps·(R/h)², R the
+    largest distance from the centre of the data: allow 1e-4 (1e-4 relative error in the weights)."""
+    c = float(xt.mean())
+    r = max(float((xt - c).abs().max()), float((xq - c).abs().max()))
+    return torch.finfo(xt.dtype).eps * (r / h) ** 2 <= 1e-4
+
+
+def _nw_gaussian_rank2(xq, xt, yt, h):
+    num, den = _gaussian_rank2_sums(xq, xt, yt, h)
+    return (num / den).clamp(yt.min(), yt.max())
+
+
+def _gaussian_rank2_sums(xq, xt, yt, h):
+    """Σ_j K_ij y_j and Σ_j K_ij with K_ij = exp(-(x_i - x_j)²/(2h²) + (x_i - nearest)²/(2h²)), i.e. the
+    Gaussian kernel scaled so that each row's largest term is 1."""
+    order = torch.argsort(xt)
+    xs, ys = xt[order], yt[order]
+    c = xs.mean()
+    a, b = xq - c, xs - c
+    inv = 1.0 / (h * h)
+    # the largest logit of each row sits at the nearest training point: shift by it, so exp <= 1
+    idx = torch.searchsorted(xs, xq).clamp(1, max(1, len(xs) - 1))
+    dmin = torch.minimum((xq - xs[idx - 1]).abs(), (xq - xs[idx.clamp(max=len(xs) - 1)]).abs())
+    A = torch.stack([a * inv, torch.ones_like(a)], dim=1)                  # (M, 2)
+    B = torch.stack([b, -0.5 * b * b * inv], dim=0)                        # (2, N)
+    bias = (-0.5 * (a * a - dmin * dmin) * inv)[:, None]                   # (M, 1)
+    V = torch.stack([ys, torch.ones_like(ys)], dim=1)                      # (N, 2)
+    m, n = xq.shape[0], xs.shape[0]
+    rows = max(1, min(m, _CHUNK_CELLS // max(n, 1)))
+    out = torch.empty(m, 2, dtype=xt.dtype, device=xt.device)
+    for r0 in range(0, m, rows):
+        block = torch.addmm(bias[r0:r0 + rows], A[r0:r0 + rows], B)        # (rows, N) shifted logits
+        torch.mm(block.exp_(), V, out=out[r0:r0 + rows])
+    return out[:, 0], out[:, 1]
+
+
+def _nw_gaussian_sdpa(xq, xt, yt, h):
+    from torch.nn.functional import scaled_dot_product_attention
+
+    c = xt.mean()
+    a, b = xq - c, xt - c
+    q = torch.stack([a / (h * h), torch.ones_like(a)], dim=-1)            # (M, 2)
+    k = torch.stack([b, -0.5 * b * b / (h * h)], dim=-1)                   # (N, 2)
+    out = scaled_dot_product_attention(q[None, None], k[None, None], yt[None, None, :, None], scale=1.0)
+    return out[0, 0, :, 0].clamp(yt.min(), yt.max())
+
+
+def _nw_streaming(kern, h, xq, xt, yt, chunk_size=None, exclude=None):
+    """NW estimates over query blocks x training chunks. ``exclude`` (M,) names, for each query, one
+    training index to leave out (leave-one-out); None leaves nothing out."""
     m, n = xq.shape[0], xt.shape[0]
     ncol = chunk_size or max(1, min(n, _CHUNK_CELLS // max(1, min(m, 4096))))
     nrow = max(1, min(m, _CHUNK_CELLS // ncol))
@@ -128,7 +204,10 @@ def _nw_streaming(kern, h, xq, xt, yt, chunk_size=None, loo=False):
         for c0 in range(0, n, ncol):
             x_c, y_c = xt[c0:c0 + ncol], yt[c0:c0 + ncol]
             diff = q[:, None] - x_c[None, :]
-            self_mask = _self_mask(r0, q.shape[0], c0, x_c.shape[0], xt.device) if loo else None
+            self_mask = None
+            if exclude is not None:
+                cols = torch.arange(c0, c0 + x_c.shape[0], device=xt.device)
+                self_mask = exclude[r0:r0 + nrow, None] == cols[None, :]
             if kern.log_profile is None:
                 k, _ = _log_or_plain(kern, diff, h, self_mask)
                 den += k.sum(dim=1)
@@ -152,23 +231,19 @@ def _nw_streaming(kern, h, xq, xt, yt, chunk_size=None, loo=False):
             dead = torch.isneginf(run_max)
             if bool(dead.any()):     # every kernel value underflowed: take the h -> 0 limit
                 rows = torch.nonzero(dead).flatten()
-                est[rows] = _nearest_mean(q[rows], rows + r0, xt, yt, loo)
+                skip = None if exclude is None else exclude[r0:r0 + nrow][rows]
+                est[rows] = _nearest_mean(q[rows], skip, xt, yt)
         out[r0:r0 + nrow] = est
     # a convex combination of the y_i: clamp away rounding excursions past [min y, max y]
     return torch.where(torch.isnan(out), out, out.clamp(yt.min(), yt.max()))
 
 
-def _self_mask(r0: int, nr: int, c0: int, nc: int, device) -> torch.Tensor:
-    rows = torch.arange(r0, r0 + nr, device=device)[:, None]
-    cols = torch.arange(c0, c0 + nc, device=device)[None, :]
-    return rows == cols
-
-
-def _nearest_mean(q, q_index, xt, yt, loo):
-    """Mean of y over the nearest training point(s) of each query (the h -> 0 limit of NW)."""
+def _nearest_mean(q, skip, xt, yt):
+    """Mean of y over the nearest training point(s) of each query (the h -> 0 limit of NW), leaving
+    out training index ``skip[i]`` for query i when ``skip`` is given."""
     dist = (q[:, None] - xt[None, :]).abs()
-    if loo:
-        dist[torch.arange(q.shape[0], device=q.device), q_index] = math.inf
+    if skip is not None:
+        dist[torch.arange(q.shape[0], device=q.device), skip] = math.inf
     at_min = (dist == dist.amin(dim=1, keepdim=True)) & torch.isfinite(dist)
     count = at_min.sum(dim=1)
     mean = (at_min.to(yt.dtype) @ yt) / count.clamp_min(1)
@@ -221,9 +296,30 @@ def _loo_scores(kern, xt, yt, hs: list[float]) -> torch.Tensor:
         raise ValueError("leave-one-out needs at least 2 training points.")
     scores = []
     for h in hs:
-        pred = _nw_streaming(kern, h, xt, xt, yt, loo=True)
+        pred = loo_predictions(kern, h, xt, yt)
         scores.append(math.inf if bool(torch.isnan(pred).any()) else float(((pred - yt) ** 2).mean()))
     return torch.tensor(scores, dtype=xt.dtype, device=xt.device)
+
+
+def loo_predictions(kern: Kernel, h: float, xt: torch.Tensor, yt: torch.Tensor) -> torch.Tensor:
+    """Each training point predicted from all the others (NaN where it has no neighbour in reach).
+
+    For the Gaussian kernel this uses the exact shortcut: with the full sums over all points
+    S_i = Σ_j K_ij y_j and Z_i = Σ_j K_ij (the rank-2 path, each row scaled so that K_ii = 1),
+    the leave-one-out estimate is (S_i - y_i) / (Z_i - 1). Points whose neighbours carry almost no
+    weight (Z_i - 1 tiny, so the subtraction would cancel) are recomputed directly.
+    """
+    index = torch.arange(xt.shape[0], device=xt.device)
+    if kern.name != "gaussian" or not _rewrite_is_accurate(xt, xt, h):
+        return _nw_streaming(kern, h, xt, xt, yt, exclude=index)
+    num, den = _gaussian_rank2_sums(xt, xt, yt, h)
+    rest = den - 1
+    pred = (num - yt) / rest.clamp_min(torch.finfo(den.dtype).tiny)
+    fragile = rest < 1e-3 * den
+    if bool(fragile.any()):
+        rows = torch.nonzero(fragile).flatten()
+        pred[rows] = _nw_streaming(kern, h, xt[rows], xt, yt, exclude=index[rows])
+    return pred.clamp(yt.min(), yt.max())
 
 
 def select_bandwidth(x, y, kernel: str = "gaussian", bandwidths=None) -> float:

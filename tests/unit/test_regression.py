@@ -195,3 +195,49 @@ def test_cuda_matches_cpu(d2l):
         gpu = r.nadaraya_watson(q.cuda(), x.cuda(), y.cuda(), name, 0.3)
         assert gpu.device.type == "cuda"
         torch.testing.assert_close(gpu.cpu(), cpu, equal_nan=True)
+
+
+@pytest.mark.parametrize("method", ["rank2", "sdpa"])
+@pytest.mark.parametrize("h", [0.05, 0.5, 5.0])
+def test_gaussian_fast_paths_equal_the_direct_path(method, h):
+    rng = np.random.default_rng(1)
+    x, y = rng.uniform(-3, 3, 700), rng.normal(0, 1, 700)   # unsorted on purpose
+    xq = rng.uniform(-4, 4, 300)
+    direct = r.nadaraya_watson(xq, x, y, "gaussian", h, method="direct").numpy()
+    fast = r.nadaraya_watson(xq, x, y, "gaussian", h, method=method).numpy()
+    np.testing.assert_allclose(fast, direct, atol=1e-9)
+
+
+def test_auto_stays_accurate_in_float32_at_small_bandwidths():
+    d = data.sine_mix(seed=2, n=500)
+    xq = np.linspace(-3, 3, 200)
+    ref = r.nadaraya_watson(xq, d.x, d.y, "gaussian", 0.01, method="direct").numpy()
+    for h, ref_h in ((0.01, ref), (0.5, r.nadaraya_watson(xq, d.x, d.y, "gaussian", 0.5, method="direct").numpy())):
+        got = r.nadaraya_watson(torch.tensor(xq, dtype=torch.float32), torch.tensor(d.x, dtype=torch.float32),
+                                torch.tensor(d.y, dtype=torch.float32), "gaussian", h).numpy()
+        np.testing.assert_allclose(got, ref_h, atol=1e-4)
+
+
+def test_method_errors():
+    with pytest.raises(ValueError, match="method must be one of"):
+        r.nadaraya_watson([0.0], [0.0, 1.0], [0.0, 1.0], method="fast")
+    with pytest.raises(ValueError, match="Gaussian kernel only"):
+        r.nadaraya_watson([0.0], [0.0, 1.0], [0.0, 1.0], kernel="boxcar", method="rank2")
+
+
+def test_loo_shortcut_matches_brute_force_including_isolated_points():
+    # two tight clusters far apart: at small h the shortcut's (Z - 1) cancels and must fall back
+    x = np.r_[np.linspace(0, 0.1, 20), np.linspace(5, 5.1, 20), [2.5]]
+    y = np.sin(x) + np.linspace(0, 1, len(x))
+    for h in (0.003, 0.05, 0.4, 3.0):
+        got = float(r.loo_cv_scores(x, y, "gaussian", [h])[0])
+        assert got == pytest.approx(brute_force_loo(x, y, "gaussian", h), rel=1e-9)
+
+
+def test_streaming_handles_more_points_than_one_chunk():
+    rng = np.random.default_rng(3)
+    x, y = rng.uniform(-3, 3, 20_000), rng.normal(0, 1, 20_000)
+    xq = np.linspace(-3, 3, 400)
+    dense = (r.nw_weights(xq, x, "laplace", 0.2) @ torch.as_tensor(y)).numpy()
+    np.testing.assert_allclose(r.nadaraya_watson(xq, x, y, "laplace", 0.2, chunk_size=1500).numpy(), dense,
+                               atol=1e-10)
