@@ -8,7 +8,7 @@ ADDRESS ?= 127.0.0.1
 PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test test-fast chromium clean
+.PHONY: run test test-fast bench chromium clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (PYTHON=python3.11 make ...)")'
@@ -49,3 +49,7 @@ test-fast: $(VENV)/.dev-deps
 
 clean:
 	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache
+
+# Benchmarks: one table, every ratio measured in the same run (needs statsmodels, from requirements-dev).
+bench: $(VENV)/.dev-deps chromium
+	CHROMIUM=$(CHROMIUM) $(BIN)/python bench/run.py

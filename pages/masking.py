@@ -5,8 +5,8 @@ import pandas as pd
 import streamlit as st
 
 from explorer.attention import MASK_MODES
-from explorer.figures.common import heatmap, lines
-from explorer.figures.masking import mark_masked, masked_pair
+from explorer.figures.common import lines
+from explorer.figures.masking import gradient_heatmap, masked_pair
 from explorer.masking import MASK_TYPES, renorm_underflow
 from explorer.ui import cache
 from explorer.ui.figure import show
@@ -91,11 +91,7 @@ st.markdown("A fixed loss Σ output·G (G random) is backpropagated through each
             "∂loss/∂logits for the chosen incorrect mode; red × marks masked cells.")
 left, right = st.columns(2)
 with left:
-    g = grads[wrong]
-    lim = float(np.abs(g).max()) or 1.0
-    fig = heatmap(g, None, None, f"∂loss/∂logits, {wrong}", "key position j", "query position i",
-                  colorbar_title="gradient", colorscale="RdBu", zmin=-lim, zmax=lim, height=380)
-    show(mark_masked(fig, mask, showlegend=False), key="grad_heatmap")
+    show(gradient_heatmap(grads[wrong], mask, f"∂loss/∂logits, {wrong}"), key="grad_heatmap")
 with right:
     table = pd.DataFrame({
         "max |grad| on masked logits": [report.loc[m, "grad_on_masked"] for m in MASK_MODES],

@@ -3,11 +3,10 @@
 import math
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
 from explorer.figures.common import lines
-from explorer.figures.style import finish
+from explorer.figures.scaling import logit_histogram
 from explorer.ui import cache
 from explorer.ui.figure import show
 from explorer.ui.state import init_state, keep_shared_state
@@ -67,12 +66,7 @@ st.markdown(
     "towards 0 as they saturate: the logits stop learning. Scaled, it stays at the same level for every d.")
 
 samples = cache.scaling_samples(d, seed)
-hist = go.Figure()
-for label, values in (("unscaled q·k", samples["unscaled"]), ("scaled q·k/√d", samples["scaled"])):
-    hist.add_trace(go.Histogram(x=values, name=label, opacity=0.6, histnorm="probability density",
-                                nbinsx=80))
-hist.update_layout(barmode="overlay")
-show(finish(hist, f"Logits at d = {d} (64 × 64 samples)", "logit value", "probability density"), key="hist")
+show(logit_histogram(samples["unscaled"], samples["scaled"], d), key="hist")
 
 st.subheader("What to notice")
 st.markdown(

@@ -72,7 +72,7 @@ else:
     st.info(f"Key norms differ, so the weights differ by up to {res['max_diff']:.3f}; with the per-key "
             f"bias −‖kⱼ‖²/(2τ) added to the logits they agree again to {res['max_diff_corrected']:.1e}.")
 
-curve = res["spread_curve"]
+curve = cache.bridge_spread_curve(d, n_keys, tau, seed)
 show(lines(curve["norm_spread"], {"max |dot − Gaussian|": curve["max_abs_diff"],
                                              "max |dot + bias − Gaussian|": curve["max_abs_diff_corrected"]
                                              .clip(lower=1e-18)},

@@ -6,11 +6,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from .style import HEAT_SCALE, NORMAL, PALETTE, Style, finish
+from .style import HEAT_SCALE, NORMAL, PALETTE, Line, Style, figure, grid_axes, line_trace
 
 MAX_DISPLAY_CELLS = 250_000
+HOVER = "key %{x}<br>query %{y}<br>value %{z:.4g}<extra></extra>"
 
 
 def downsample(z: np.ndarray, rows: np.ndarray, cols: np.ndarray, max_cells: int = MAX_DISPLAY_CELLS):
@@ -23,15 +23,10 @@ def downsample(z: np.ndarray, rows: np.ndarray, cols: np.ndarray, max_cells: int
     factor = 1
     while z.shape[0] * z.shape[1] > max_cells:
         factor *= 2
-        z = _pool(z, 2)
+        m, n = (z.shape[0] // 2) * 2, (z.shape[1] // 2) * 2
+        z = z[:m, :n].reshape(m // 2, 2, n // 2, 2).mean(axis=(1, 3))
         rows, cols = _pool1(rows), _pool1(cols)
     return z, rows, cols, factor
-
-
-def _pool(z: np.ndarray, f: int) -> np.ndarray:
-    m, n = (z.shape[0] // f) * f, (z.shape[1] // f) * f
-    core = z[:m, :n].reshape(m // f, f, n // f, f).mean(axis=(1, 3))
-    return core
 
 
 def _pool1(a: np.ndarray) -> np.ndarray:
@@ -42,40 +37,40 @@ def _pool1(a: np.ndarray) -> np.ndarray:
 def heatmap(z: np.ndarray, x: Sequence | None, y: Sequence | None, title: str, x_title: str, y_title: str,
             zmax: float | None = None, colorbar_title: str = "weight", style: Style = NORMAL,
             height: int | None = None, colorscale: str = HEAT_SCALE, zmin: float = 0.0,
-            reverse_y: bool = True) -> go.Figure:
+            reverse_y: bool = True, extra_traces: Sequence[dict] = ()) -> go.Figure:
     """A single heatmap; colour scale from ``zmin`` (0 for weights) with a titled colour bar."""
     z = np.asarray(z, dtype=float)
-    fig = go.Figure(go.Heatmap(z=z, x=x, y=y, zmin=zmin, zmax=zmax if zmax is not None else np.nanmax(z),
-                               colorscale=colorscale, colorbar={"title": {"text": colorbar_title}},
-                               hovertemplate="key %{x}<br>query %{y}<br>value %{z:.4g}<extra></extra>"))
-    if reverse_y:
-        fig.update_yaxes(autorange="reversed")
-    return finish(fig, title, x_title, y_title, style, height=height)
+    trace = {"type": "heatmap", "z": z, "x": x, "y": y, "zmin": zmin,
+             "zmax": zmax if zmax is not None else float(np.nanmax(z)), "colorscale": colorscale,
+             "colorbar": {"title": {"text": colorbar_title}}, "hovertemplate": HOVER}
+    return figure([trace, *extra_traces], title, x_title, y_title, style, height, reverse_y=reverse_y)
 
 
 def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence | None, y: Sequence | None,
                  title: str, x_title: str, y_title: str, cols: int | None = None,
                  zmax: float | None = None, colorbar_title: str = "weight", style: Style = NORMAL,
-                 height: int | None = None) -> go.Figure:
-    """Small multiples on one shared colour scale (0 to the largest value of all panels)."""
+                 height: int | None = None, extra_traces: Sequence[Sequence[dict]] = ()) -> go.Figure:
+    """Small multiples on one shared colour scale (0 to the largest value of all panels).
+
+    ``extra_traces[i]`` are drawn on panel i (their axis references are filled in).
+    """
     n = len(mats)
     cols = cols or n
     rows = -(-n // cols)
     zmax = zmax if zmax is not None else max(float(np.nanmax(m)) for m in mats)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=list(titles),
-                        horizontal_spacing=0.04, vertical_spacing=0.12)
+    axes, annotations, refs = grid_axes(n, cols, x_title, y_title, titles, style)
+    traces = []
     for i, m in enumerate(mats):
-        fig.add_trace(go.Heatmap(z=np.asarray(m, dtype=float), x=x, y=y, coloraxis="coloraxis",
-                                 hovertemplate="key %{x}<br>query %{y}<br>value %{z:.4g}<extra></extra>"),
-                      row=i // cols + 1, col=i % cols + 1)
-    fig.update_layout(coloraxis={"colorscale": HEAT_SCALE, "cmin": 0.0, "cmax": zmax,
-                                 "colorbar": {"title": {"text": colorbar_title}}})
-    fig.update_yaxes(autorange="reversed")
-    finish(fig, title, "", "", style, height=height or max(300, 280 * rows))
-    for c in range(1, cols + 1):
-        fig.update_xaxes(title_text=x_title, row=rows, col=c)
-    for r in range(1, rows + 1):
-        fig.update_yaxes(title_text=y_title, row=r, col=1)
+        xr, yr = refs[i]
+        traces.append({"type": "heatmap", "z": np.asarray(m, dtype=float), "x": x, "y": y, "coloraxis": "coloraxis",
+                       "xaxis": xr, "yaxis": yr, "hovertemplate": HOVER})
+        for t in (extra_traces[i] if i < len(extra_traces) else ()):
+            traces.append({**t, "xaxis": xr, "yaxis": yr})
+    layout = {**axes, "coloraxis": {"colorscale": HEAT_SCALE, "cmin": 0.0, "cmax": zmax,
+                                    "colorbar": {"title": {"text": colorbar_title}}}}
+    fig = figure(traces, title, "", "", style, height or max(300, 280 * rows), layout=layout)
+    fig.layout.annotations = annotations
+    fig.layout.margin.t = 80
     return fig
 
 
@@ -85,21 +80,8 @@ def lines(x: Sequence, series: Mapping[str, Sequence], title: str, x_title: str,
           height: int | None = None, dashes: Mapping[str, str] | None = None,
           colors: Mapping[str, str] | None = None) -> go.Figure:
     """One line per series, with optional labelled horizontal/vertical reference lines."""
-    fig = go.Figure()
-    for i, (label, y) in enumerate(series.items()):
-        fig.add_trace(go.Scatter(x=x, y=y, mode=mode, name=label,
-                                 marker={"size": style.marker_size * 0.7},
-                                 line={"color": (colors or {}).get(label, PALETTE[i % len(PALETTE)]),
-                                       "width": style.line_width,
-                                       "dash": (dashes or {}).get(label, "solid")}))
-    for j, (value, label) in enumerate(hlines):
-        fig.add_hline(y=value, line={"color": "#555", "dash": "dot", "width": style.line_width * 0.75},
-                      annotation_text=label, annotation_position="top left" if j % 2 == 0 else "bottom left")
-    for value, label in vlines:
-        fig.add_vline(x=value, line={"color": "#555", "dash": "dash", "width": style.line_width * 0.75},
-                      annotation_text=label, annotation_position="top right")
-    if log_x:
-        fig.update_xaxes(type="log")
-    if log_y:
-        fig.update_yaxes(type="log")
-    return finish(fig, title, x_title, y_title, style, height=height)
+    traces = [line_trace(x, y, label, (colors or {}).get(label, PALETTE[i % len(PALETTE)]), style,
+                         (dashes or {}).get(label, "solid"), mode)
+              for i, (label, y) in enumerate(series.items())]
+    refs = [Line(v, lab, "y", dash="dot") for v, lab in hlines] + [Line(v, lab, "x") for v, lab in vlines]
+    return figure(traces, title, x_title, y_title, style, height, lines=refs, log_x=log_x, log_y=log_y)

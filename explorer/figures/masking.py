@@ -2,32 +2,46 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import plotly.graph_objects as go
 
-from .common import heatmap_grid
-from .style import NORMAL, Style
+from .common import heatmap, heatmap_grid
+from .style import NORMAL, Style, figure
+
+
+def masked_marks(mask: np.ndarray, style: Style = NORMAL, showlegend: bool = True) -> dict:
+    """A red × on every masked cell of a heatmap (True = may attend)."""
+    qi, kj = np.nonzero(~np.asarray(mask, dtype=bool))
+    return {"type": "scatter", "x": kj, "y": qi, "mode": "markers", "name": "masked (may not attend)",
+            "showlegend": showlegend, "hoverinfo": "skip",
+            "marker": {"symbol": "x-thin", "size": 9 * style.marker_size / 6,
+                       "line": {"width": 1.5, "color": "#ff4b4b"}, "color": "#ff4b4b"}}
 
 
 def masked_pair(left: np.ndarray, right: np.ndarray, mask: np.ndarray, titles: tuple[str, str],
                 style: Style = NORMAL) -> go.Figure:
-    """Two weight heatmaps on one colour scale; masked cells crossed out with a red ×."""
+    """Two weight heatmaps on one colour scale; masked cells crossed out."""
     fig = heatmap_grid([left, right], list(titles), None, None,
                        "Attention weights (rows: query position, columns: key position)",
-                       "key position j", "query position i", cols=2, style=style, height=430)
-    for col in (1, 2):
-        mark_masked(fig, mask, row=1, col=col, showlegend=col == 1, style=style)
-    fig.update_layout(legend={"orientation": "h", "y": -0.18, "x": 0.0})
+                       "key position j", "query position i", cols=2, style=style, height=430,
+                       extra_traces=[[masked_marks(mask, style)], [masked_marks(mask, style, False)]])
+    fig.layout.showlegend = True
+    fig.layout.legend.y = -0.18
     return fig
 
 
-def mark_masked(fig: go.Figure, mask: np.ndarray, row: int | None = None, col: int | None = None,
-                showlegend: bool = True, style: Style = NORMAL) -> go.Figure:
-    """Cross out the masked cells of a heatmap with a red ×."""
-    qi, kj = np.nonzero(~np.asarray(mask, dtype=bool))
-    fig.add_trace(go.Scatter(x=kj, y=qi, mode="markers", name="masked (may not attend)",
-                             showlegend=showlegend, hoverinfo="skip",
-                             marker={"symbol": "x-thin", "size": 9 * style.marker_size / 6,
-                                     "line": {"width": 1.5, "color": "#ff4b4b"}, "color": "#ff4b4b"}),
-                  row=row, col=col)
-    return fig
+def gradient_heatmap(grad: np.ndarray, mask: np.ndarray, title: str, style: Style = NORMAL) -> go.Figure:
+    lim = float(np.abs(grad).max()) or 1.0
+    return heatmap(grad, None, None, title, "key position j", "query position i", colorbar_title="gradient",
+                   colorscale="RdBu", zmin=-lim, zmax=lim, height=380, style=style,
+                   extra_traces=[masked_marks(mask, style, False)])
+
+
+def leak_bars(modes: Sequence[str], leaks: Sequence[float], tol: float, style: Style = NORMAL) -> go.Figure:
+    colours = ["#2ca02c" if v < tol else "#d62728" for v in leaks]
+    trace = {"type": "bar", "x": list(modes), "y": [max(v, 0.0) for v in leaks], "marker": {"color": colours},
+             "text": [f"{v:.2g}" for v in leaks], "textposition": "outside", "showlegend": False}
+    return figure([trace], "Perturb the last key and value by +5: how much do outputs that must not see it move?",
+                  "masking mode", "max |change| of a blind query's output (value units)", style, height=360)

@@ -1,13 +1,22 @@
-"""One look for every figure: fonts, line widths, colours, and a lecture (projector) mode."""
+"""One look for every figure, and the single place where plotly figures are assembled.
+
+Figures are built from plain dicts in one ``go.Figure(data=..., layout=...)`` call: plotly validates
+the whole figure once, which is several times faster than chains of ``add_trace``/``update_layout``
+and keeps page reruns short.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import plotly.graph_objects as go
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 HEAT_SCALE = "Viridis"
+AXIS = {"gridcolor": "#e6e6e6", "zerolinecolor": "#c8c8c8", "linecolor": "#999999", "showline": True,
+        "ticks": "outside", "tickcolor": "#999999", "exponentformat": "power", "automargin": True}
 
 
 @dataclass(frozen=True)
@@ -17,28 +26,108 @@ class Style:
     marker_size: float = 6.0
     height: int = 420
 
-    def scaled(self, factor: float) -> Style:
-        return Style(round(self.font_size * factor), self.line_width * factor,
-                     self.marker_size * factor, round(self.height * factor))
-
 
 NORMAL = Style()
 LECTURE = Style(font_size=20, line_width=4.0, marker_size=10.0, height=560)
 
 
-def finish(fig: go.Figure, title: str, x_title: str, y_title: str, style: Style = NORMAL,
-           height: int | None = None) -> go.Figure:
-    """Apply titles, axis labels and the shared style to a figure, in place, and return it."""
-    fig.update_layout(
-        title={"text": title, "x": 0.01, "xanchor": "left", "xref": "container"},
-        font={"size": style.font_size},
-        height=height or style.height,
-        margin={"l": 60, "r": 20, "t": 50, "b": 60},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0.0},
-        template="plotly_white",
-    )
-    fig.update_xaxes(title_text=x_title, exponentformat="power")
-    fig.update_yaxes(title_text=y_title, exponentformat="power")
-    if sum(t.type == "scatter" and t.showlegend is not False for t in fig.data) > 1:
-        fig.update_layout(margin={"b": 110}, height=(height or style.height) + 50)
-    return fig
+@dataclass(frozen=True)
+class Line:
+    """A labelled reference line: vertical (``axis="x"``) or horizontal (``axis="y"``)."""
+    value: float
+    label: str = ""
+    axis: str = "x"
+    color: str = "#555555"
+    dash: str = "dash"
+    extra: dict = field(default_factory=dict)
+
+
+def line_trace(x, y, name: str, color: str, style: Style, dash: str = "solid", mode: str = "lines",
+               **extra) -> dict:
+    trace = {"type": "scatter", "x": x, "y": y, "mode": mode, "name": name,
+             "line": {"color": color, "width": style.line_width, "dash": dash},
+             "marker": {"size": style.marker_size * 0.7, "color": color}}
+    trace.update(extra)
+    return trace
+
+
+def _ref_lines(lines: Sequence[Line], style: Style, log_x: bool, log_y: bool):
+    shapes, annotations = [], []
+    for i, ln in enumerate(lines):
+        width = style.line_width * 0.75
+        if ln.axis == "x":
+            shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": ln.value, "x1": ln.value,
+                           "y0": 0, "y1": 1, "line": {"color": ln.color, "dash": ln.dash, "width": width}})
+            ax = math.log10(ln.value) if log_x and ln.value > 0 else ln.value
+            if ln.label:
+                annotations.append({"x": ax, "xref": "x", "y": 1.0, "yref": "paper", "text": ln.label,
+                                    "showarrow": False, "xanchor": "left", "yanchor": "top",
+                                    "font": {"size": style.font_size * 0.85, "color": ln.color}})
+        else:
+            shapes.append({"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": ln.value,
+                           "y1": ln.value, "line": {"color": ln.color, "dash": ln.dash, "width": width}})
+            ay = math.log10(ln.value) if log_y and ln.value > 0 else ln.value
+            if ln.label:
+                annotations.append({"x": 0.01 if i % 2 == 0 else 0.99, "xref": "paper", "y": ay, "yref": "y",
+                                    "text": ln.label, "showarrow": False,
+                                    "xanchor": "left" if i % 2 == 0 else "right", "yanchor": "bottom",
+                                    "font": {"size": style.font_size * 0.85, "color": ln.color}})
+    return shapes, annotations
+
+
+def figure(traces: Sequence[dict], title: str, x_title: str, y_title: str, style: Style = NORMAL,
+           height: int | None = None, *, lines: Sequence[Line] = (), log_x: bool = False, log_y: bool = False,
+           reverse_y: bool = False, xaxis: dict | None = None, yaxis: dict | None = None,
+           layout: dict | None = None) -> go.Figure:
+    """Assemble a styled figure: titles, axis labels, optional log axes and reference lines.
+
+    A legend is drawn below the plot when more than one line/marker trace is named.
+    """
+    legend_below = sum(t.get("type") == "scatter" and t.get("showlegend", True) for t in traces) > 1
+    shapes, annotations = _ref_lines(lines, style, log_x, log_y)
+    lay = {
+        "title": {"text": title, "x": 0.01, "xanchor": "left", "xref": "container"},
+        "font": {"size": style.font_size, "color": "#262730"},
+        "height": (height or style.height) + (50 if legend_below else 0),
+        "margin": {"l": 60, "r": 20, "t": 50, "b": 120 if legend_below else 60},
+        "legend": {"orientation": "h", "yanchor": "top", "y": -0.28, "xanchor": "left", "x": 0.0},
+        "showlegend": legend_below,
+        "paper_bgcolor": "white", "plot_bgcolor": "white", "colorway": PALETTE,
+        "template": {},     # no plotly default template: the look is set here, and applying one is slow
+        "xaxis": {**AXIS, "title": {"text": x_title}, **({"type": "log"} if log_x else {}), **(xaxis or {})},
+        "yaxis": {**AXIS, "title": {"text": y_title}, **({"type": "log"} if log_y else {}),
+                  **({"autorange": "reversed"} if reverse_y else {}), **(yaxis or {})},
+        "shapes": shapes, "annotations": annotations,
+    }
+    lay.update(layout or {})
+    return go.Figure(data=list(traces), layout=lay)
+
+
+def grid_axes(n: int, cols: int, x_title: str, y_title: str, titles: Sequence[str], style: Style,
+              reverse_y: bool = True, hgap: float = 0.04, vgap: float = 0.12) -> tuple[dict, list[dict], list[str]]:
+    """Layout entries for an n-panel grid (rows of ``cols``): axes with domains, panel titles as
+    annotations, and the (xaxis, yaxis) reference of each panel."""
+    rows = -(-n // cols)
+    width = (1 - hgap * (cols - 1)) / cols
+    height = (1 - vgap * (rows - 1)) / rows
+    layout, annotations, refs = {}, [], []
+    for i in range(n):
+        r, c = divmod(i, cols)
+        k = "" if i == 0 else str(i + 1)
+        x0 = c * (width + hgap)
+        y1 = 1 - r * (height + vgap)
+        layout[f"xaxis{k}"] = {**AXIS, "domain": _unit(x0, x0 + width), "anchor": f"y{k}",
+                               "title": {"text": x_title if r == rows - 1 else ""}}
+        layout[f"yaxis{k}"] = {**AXIS, "domain": _unit(y1 - height, y1), "anchor": f"x{k}",
+                               "title": {"text": y_title if c == 0 else ""},
+                               **({"autorange": "reversed"} if reverse_y else {})}
+        annotations.append({"text": titles[i], "x": x0 + width / 2, "y": y1, "xref": "paper", "yref": "paper",
+                            "xanchor": "center", "yanchor": "bottom", "showarrow": False,
+                            "font": {"size": style.font_size}})
+        refs.append((f"x{k}", f"y{k}"))
+    return layout, annotations, refs
+
+
+def _unit(lo: float, hi: float) -> list[float]:
+    """An axis domain, clipped to [0, 1] against rounding."""
+    return [min(max(round(lo, 9), 0.0), 1.0), min(max(round(hi, 9), 0.0), 1.0)]

@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .common import heatmap_grid, lines
-from .style import NORMAL, PALETTE, Style, finish
+from .style import NORMAL, PALETTE, Line, Style, figure, line_trace
 
 MAX_POINTS = 1500
 
@@ -34,19 +34,14 @@ def loss_figure(df: pd.DataFrame, regression: bool, style: Style = NORMAL) -> go
 
 def entropy_figure(df: pd.DataFrame, n_layers: int, n_heads: int, seq_len: int, style: Style = NORMAL) -> go.Figure:
     df = _thin(df)
-    fig = go.Figure()
     dashes = ["solid", "dash", "dot", "dashdot"]
-    for layer in range(n_layers):
-        for h in range(n_heads):
-            fig.add_trace(go.Scatter(x=df["step"], y=df[f"entropy_l{layer}_h{h}"], mode="lines",
-                                     name=f"layer {layer}, head {h}",
-                                     line={"color": PALETTE[h % len(PALETTE)], "dash": dashes[layer % 4],
-                                           "width": style.line_width}))
-    fig.add_hline(y=math.log(seq_len), line={"color": "#555", "dash": "dot"},
-                  annotation_text=f"log T = {math.log(seq_len):.2f} (uniform over all T keys)")
-    fig.add_hline(y=0.1, line={"color": "#d62728", "dash": "dot", "width": 1},
-                  annotation_text="0.1 nats: collapse threshold", annotation_position="bottom right")
-    return finish(fig, "Per-head attention entropy (mean over queries)", "step", "entropy (nats)", style, height=380)
+    traces = [line_trace(df["step"], df[f"entropy_l{layer}_h{h}"], f"layer {layer}, head {h}",
+                         PALETTE[h % len(PALETTE)], style, dash=dashes[layer % 4])
+              for layer in range(n_layers) for h in range(n_heads)]
+    refs = [Line(math.log(seq_len), f"log T = {math.log(seq_len):.2f} (uniform over all T keys)", "y", dash="dot"),
+            Line(0.1, "0.1 nats: collapse threshold", "y", "#d62728", "dot")]
+    return figure(traces, "Per-head attention entropy (mean over queries)", "step", "entropy (nats)", style,
+                  height=380, lines=refs)
 
 
 def attention_maps_figure(maps: list[np.ndarray], style: Style = NORMAL) -> go.Figure:
@@ -62,15 +57,14 @@ def attention_maps_figure(maps: list[np.ndarray], style: Style = NORMAL) -> go.F
 def icl_figure(x: np.ndarray, y: np.ndarray, is_query: np.ndarray, prediction: np.ndarray,
                true_fn, style: Style = NORMAL) -> go.Figure:
     """In-context regression: context pairs, the model's predictions at the queries, the true curve."""
-    fig = go.Figure()
     grid = np.linspace(-3, 3, 200)
-    fig.add_trace(go.Scatter(x=grid, y=true_fn(grid), mode="lines", name="true function",
-                             line={"color": "black", "dash": "dash", "width": style.line_width * 0.6}))
-    fig.add_trace(go.Scatter(x=x[~is_query], y=y[~is_query], mode="markers", name="context (xᵢ, yᵢ)",
-                             marker={"size": style.marker_size, "color": "rgba(90,90,90,0.6)"}))
-    fig.add_trace(go.Scatter(x=x[is_query], y=prediction[is_query], mode="markers", name="model's prediction",
-                             marker={"size": style.marker_size * 1.8, "color": "#d62728", "symbol": "star"}))
-    return finish(fig, "In-context regression on the held-out example", "x (input units)", "y (target units)",
+    traces = [line_trace(grid, true_fn(grid), "true function", "black", style, dash="dash"),
+              {"type": "scatter", "x": x[~is_query], "y": y[~is_query], "mode": "markers", "name": "context (xᵢ, yᵢ)",
+               "marker": {"size": style.marker_size, "color": "rgba(90,90,90,0.6)"}},
+              {"type": "scatter", "x": x[is_query], "y": prediction[is_query], "mode": "markers",
+               "name": "model's prediction",
+               "marker": {"size": style.marker_size * 1.8, "color": "#d62728", "symbol": "star"}}]
+    return figure(traces, "In-context regression on the held-out example", "x (input units)", "y (target units)",
                   style, height=360)
 
 
