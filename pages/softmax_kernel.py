@@ -127,19 +127,43 @@ st.markdown(f"Keeping {k_top} of {n_keys} keys per query keeps **{kept:.1%}** of
             "values **gathered at those keys**; at k_top = N it is dense attention exactly.")
 
 st.subheader("Learning the bandwidth")
-lb = cache.learned_bandwidth(*ds)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def learned_figures(name: str, n: int, noise: float, seed: int):
+    """Both figures of this section; built once per dataset (figures are never modified)."""
+    lb = cache.learned_bandwidth(name, n, noise, seed)
+    loo, no_loo = lb["loo"], lb["no_loo"]
+    fig_h = lines(loo["step"], {"leave-one-out": loo["h"], "each point sees itself": no_loo["h"]},
+                  "Bandwidth during gradient descent on log h", "Adam step", "bandwidth h (units of x, log scale)",
+                  log_y=True, hlines=[(lb["optimum"], f"LOO-CV grid optimum {lb['optimum']:.3g}")], height=360)
+    fig_loss = lines(loo["step"], {"leave-one-out": loo["loss"], "each point sees itself": no_loo["loss"]},
+                     "Training loss", "Adam step", "mean squared error (y units², log scale)", log_y=True, height=360)
+    return lb, fig_h, fig_loss
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def parametric_figures(name: str, n: int, noise: float, seed: int, hidden: int):
+    pf = cache.parametric_fit(name, n, noise, seed, hidden)
+    data = cache.dataset(name, n, noise, seed)
+    picks = [int(len(data["x_grid"]) * f) for f in (0.2, 0.5, 0.8)]
+    rows = heatmap_grid([pf["weights"][picks], pf["gauss_weights"][picks]],
+                        ["learned attention layer", f"Gaussian kernel, h = {pf['h_opt']:.3g}"],
+                        np.round(pf["x"], 2), [f"x = {data['x_grid'][i]:.2f}" for i in picks],
+                        "Weight rows of three queries", "key xᵢ", "query", cols=2, height=300)
+    fits = fit_figure(data["x"], data["y"], data["x_grid"], data["true"],
+                      {"learned attention layer": pf["pred"], f"NW, Gaussian, h = {pf['h_opt']:.3g}": pf["nw_pred"]},
+                      title="Fits")
+    return rows, fits
+
+
+lb, fig_h, fig_loss = learned_figures(*ds)
 loo, no_loo = lb["loo"], lb["no_loo"]
 left, right = st.columns(2)
 with left:
-    show(lines(loo["step"], {"leave-one-out": loo["h"], "each point sees itself": no_loo["h"]},
-                          "Bandwidth during gradient descent on log h", "Adam step",
-                          "bandwidth h (units of x, log scale)", log_y=True,
-                          hlines=[(lb["optimum"], f"LOO-CV grid optimum {lb['optimum']:.3g}")], height=360),
-                    key="learned_h")
+    show(fig_h, key="learned_h")
 with right:
-    show(lines(loo["step"], {"leave-one-out": loo["loss"], "each point sees itself": no_loo["loss"]},
-                          "Training loss", "Adam step", "mean squared error (y units², log scale)",
-                          log_y=True, height=360), key="learned_loss")
+    show(fig_loss, key="learned_loss")
 st.markdown(
     f"With leave-one-out the learned h ends at **{loo['h'].iloc[-1]:.3g}**, next to the LOO-CV optimum "
     f"{lb['optimum']:.3g}. Without it h falls to **{no_loo['h'].iloc[-1]:.2g}** and keeps falling: the "
@@ -148,20 +172,9 @@ st.markdown(
 
 st.subheader("A parametric attention layer")
 st.slider("Hidden units", 1, 16, key="sk.hidden", help="1 to 16.")
-pf = cache.parametric_fit(*ds, st.session_state["sk.hidden"])
-data = cache.dataset(*ds)
-picks = [int(len(data["x_grid"]) * f) for f in (0.2, 0.5, 0.8)]
-rows_learned = [pf["weights"][i] for i in picks]
-rows_gauss = [pf["gauss_weights"][i] for i in picks]
-show(heatmap_grid([np.stack(rows_learned), np.stack(rows_gauss)],
-                             ["learned attention layer", f"Gaussian kernel, h = {pf['h_opt']:.3g}"],
-                             np.round(pf["x"], 2), [f"x = {data['x_grid'][i]:.2f}" for i in picks],
-                             "Weight rows of three queries", "key xᵢ", "query", cols=2, height=300),
-                key="param_rows")
-show(fit_figure(data["x"], data["y"], data["x_grid"], data["true"],
-                           {"learned attention layer": pf["pred"],
-                            f"NW, Gaussian, h = {pf['h_opt']:.3g}": pf["nw_pred"]},
-                           title="Fits"), key="param_fit")
+fig_rows, fig_fits = parametric_figures(*ds, st.session_state["sk.hidden"])
+show(fig_rows, key="param_rows")
+show(fig_fits, key="param_fit")
 st.markdown(
     "The layer embeds x as [x, x², 1] (standardised) and learns W_q, W_k, W_v and an output map, "
     "trained with leave-one-out so it cannot copy each point's own target. Because "
