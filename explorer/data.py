@@ -6,10 +6,13 @@ Arrays are float64 numpy, x sorted ascending.
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from ._checks import integer_in
 
@@ -89,3 +92,90 @@ def query_grid(data: Dataset, m: int = 400) -> np.ndarray:
     """Evenly spaced query points covering the dataset's x range."""
     lo, hi = data.x_range
     return np.linspace(lo, hi, m)
+
+
+# --------------------------------------------------------------------------- your own data
+MAX_UPLOAD_ROWS = 5_000          # leave-one-out over N points costs N² per bandwidth: keep pages interactive
+HUGE = 1e6                       # beyond this magnitude, values are standardised (with a notice)
+
+
+@dataclass(frozen=True)
+class CsvTable:
+    """A parsed CSV: its columns and which of them are numeric."""
+    frame: pd.DataFrame
+    numeric: list[str]
+
+
+def read_csv(raw: bytes) -> CsvTable:
+    """Parse uploaded bytes as a UTF-8 CSV with a header row; only data, never code."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError("The file is not UTF-8 text: save it as a UTF-8 CSV and upload it again.") from None
+    if not text.strip():
+        raise ValueError("The file is empty: upload a CSV with a header row and at least 2 rows of numbers.")
+    try:
+        frame = pd.read_csv(io.StringIO(text), sep=None, engine="python")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error) as err:
+        raise ValueError(f"The file could not be read as CSV ({str(err).splitlines()[0]}): upload comma-separated "
+                         "columns with a header row.") from None
+    numeric = []
+    for col in frame.columns:
+        values = pd.to_numeric(frame[col], errors="coerce")
+        if values.notna().sum() >= max(1, int(0.8 * len(frame))):     # a column of numbers (a few gaps allowed)
+            frame[col] = values
+            numeric.append(str(col))
+    frame.columns = [str(c) for c in frame.columns]
+    if len(numeric) < 2:
+        raise ValueError(f"The file needs two numeric columns (x and y); it has {len(numeric)} "
+                         f"among {len(frame.columns)} column(s): {', '.join(map(str, frame.columns))[:120]}.")
+    return CsvTable(frame, numeric)
+
+
+def dataset_from_table(table: CsvTable, x_col: str, y_col: str, drop_invalid: bool = False,
+                       standardise: bool = True, name: str = "upload") -> tuple[Dataset, list[str]]:
+    """The (x, y) dataset of two numeric columns, sorted by x, and the notes a user should read.
+
+    Rows with missing or non-finite values raise ``ValueError`` unless ``drop_invalid``; so do fewer
+    than 2 rows, more than ``MAX_UPLOAD_ROWS`` rows and identical x. Values beyond ``HUGE`` in size are
+    standardised (z-scores) when ``standardise``, else rejected.
+    """
+    for col in (x_col, y_col):
+        if col not in table.numeric:
+            raise ValueError(f"Column {col!r} is not one of the numeric columns: {', '.join(table.numeric)}.")
+    if x_col == y_col:
+        raise ValueError("Pick two different columns for x and y.")
+    x = np.asarray(table.frame[x_col], dtype=float)
+    y = np.asarray(table.frame[y_col], dtype=float)
+    notes = []
+    bad = ~(np.isfinite(x) & np.isfinite(y))
+    if bad.any():
+        if not drop_invalid:
+            raise ValueError(f"{int(bad.sum())} of {len(x)} rows have a missing or non-finite x or y: tick "
+                             "'drop those rows' to use the other rows.")
+        x, y = x[~bad], y[~bad]
+        notes.append(f"Dropped {int(bad.sum())} rows with missing or non-finite values.")
+    if len(x) < 2:
+        raise ValueError(f"Only {len(x)} usable row(s): kernel regression needs at least 2.")
+    if len(x) > MAX_UPLOAD_ROWS:
+        raise ValueError(f"The file has {len(x):,} rows; the limit is {MAX_UPLOAD_ROWS:,} (leave-one-out costs "
+                         "grow with the square of the size). Upload a sample of the rows.")
+    if np.ptp(x) == 0:
+        raise ValueError(f"Every x is {x[0]:g}: with no spread in x there is nothing to smooth. Pick another "
+                         "x column.")
+    if max(np.abs(x).max(), np.abs(y).max()) > HUGE:
+        if not standardise:
+            raise ValueError(f"Values reach {max(np.abs(x).max(), np.abs(y).max()):.3g}; tick 'standardise' to "
+                             "rescale x and y to mean 0 and standard deviation 1.")
+        x = (x - x.mean()) / x.std()
+        y = (y - y.mean()) / (y.std() or 1.0)
+        notes.append("Values above 1e6 in size were standardised: x and y now have mean 0 and standard "
+                     "deviation 1, and bandwidths are in those units.")
+    order = np.argsort(x, kind="stable")
+    x, y = x[order], y[order]
+    ds = Dataset(name, x, y, None, (float(x.min()), float(x.max())),
+                 f"uploaded: {len(x)} rows, x = {x_col}, y = {y_col}")
+    return ds, notes
+
+
+EXAMPLE_CSV = "examples/noisy_sine.csv"

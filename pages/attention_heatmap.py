@@ -20,10 +20,8 @@ st.markdown(
     "the training inputs, values = the training targets. What does the whole attention matrix look "
     "like, and how does the bandwidth shape it?")
 
-dataset_controls()
+ds = dataset_controls()
 init_state({"heat.n_queries": 100, "heat.query_pos": 0.5, "heat.sweep": [0.1, 0.2, 0.5, 1.0]})
-ds = (st.session_state["data.name"], st.session_state["data.n"], st.session_state["data.noise"],
-      st.session_state["data.seed"])
 
 left, right = st.columns([1, 2])
 with left:

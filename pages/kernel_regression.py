@@ -1,8 +1,8 @@
 """Kernel regression: fit noisy data with Nadaraya-Watson and see what the bandwidth does."""
 
+import numpy as np
 import streamlit as st
 
-from explorer.data import DATASETS
 from explorer.figures.regression import fit_figure, kernel_shapes_figure, loo_cv_figure
 from explorer.kernels import KERNELS
 from explorer.regression import defined_mse
@@ -10,6 +10,7 @@ from explorer.ui import cache
 from explorer.ui.controls import (
     BANDWIDTHS,
     dataset_controls,
+    dataset_label,
     kernel_bandwidth_controls,
     set_bandwidth_button,
 )
@@ -23,10 +24,8 @@ st.markdown(
     "training targets, weighting each by how close its input is to the query. How much does the "
     "answer depend on the kernel and, above all, on its width h?")
 
-dataset_controls()
+ds = dataset_controls()
 init_state({"nw.compare": [], "nw.overlay": False, "nw.overlay_h": [0.05, 0.5, 10.0]})
-ds = (st.session_state["data.name"], st.session_state["data.n"], st.session_state["data.noise"],
-      st.session_state["data.seed"])
 
 left, right = st.columns([1, 2])
 with left:
@@ -53,17 +52,19 @@ try:
             est = cache.nw_curve(*ds, k, b)
             label = f"{KERNELS[k].display}, h = {b:g}"
             curves[label] = est
-            mse, undefined = defined_mse(est, data["true"])
-            readouts.append((label, mse, undefined))
+            target = data["true"] if data["true"] is not None else np.full_like(est, np.nan)
+            mse, undefined = defined_mse(est, target)
+            readouts.append((label, mse, int(np.isnan(est).sum())))
 except ValueError as err:
     st.error(f"{err}")
     st.stop()
 
 with right:
     show(fit_figure(data["x"], data["y"], data["x_grid"], data["true"], curves,
-                               title=f"NW fit on {DATASETS[ds[0]].display}"), key="fit")
+                               title=f"NW fit on {dataset_label(ds[0])}"), key="fit")
     for label, mse, undefined in readouts:
-        line = f"**{label}**: MSE against the true function = {mse:.4f} (y units²)"
+        line = (f"**{label}**: MSE against the true function = {mse:.4f} (y units²)" if data["true"] is not None
+                else f"**{label}**: uploaded data has no known true function; see the leave-one-out error below")
         if undefined:
             line += (f"; undefined at {undefined} of {len(data['x_grid'])} query points: no training "
                      f"point lies within h of them, so the {label.split(',')[0]} kernel gives every "
@@ -96,12 +97,15 @@ with c2:
 st.caption("Buttons snap to the slider's grid (40 steps per decade, within 3 % of the exact value).")
 
 st.subheader("What to notice")
-preset_mse = {b: defined_mse(cache.nw_curve(*ds, kernel, b), data["true"])[0] for b in (0.05, 0.5, 10.0)}
+if data["true"] is not None:
+    preset_mse = {b: defined_mse(cache.nw_curve(*ds, kernel, b), data["true"])[0] for b in (0.05, 0.5, 10.0)}
+    first = ("- On this data, with the " f"{KERNELS[kernel].display} kernel, the error against the true function is "
+             + ", ".join(f"**{mse:.3f}** at h = {b:g}" for b, mse in preset_mse.items())
+             + f"; leave-one-out picks h ≈ {primary['optimum']:.3g}.\n")
+else:
+    first = f"- On your data leave-one-out picks h ≈ {primary['optimum']:.3g}.\n"
 st.markdown(
-    "- On this data, with the "
-    f"{KERNELS[kernel].display} kernel, the error against the true function is "
-    + ", ".join(f"**{mse:.3f}** at h = {b:g}" for b, mse in preset_mse.items())
-    + f"; leave-one-out picks h ≈ {primary['optimum']:.3g}.\n"
+    first +
     "- Small h follows the noise (low bias, high variance); large h averages almost everything and "
     "the estimate tends to the mean of y (high bias). With 40 noisy points (the D2L dataset) h = 0.05 "
     "over-fits badly and 0.5 is near the optimum; with 200 points the optimum is narrower: more data "

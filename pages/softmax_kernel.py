@@ -26,7 +26,7 @@ st.markdown(
     "norm**; otherwise the two differ by a per-key logit bias −‖kⱼ‖²/(2τ). The value σ = √(d/2) "
     "(or √(τ/2)) that is often quoted is wrong: it makes the Gaussian twice as sharp.")
 
-dataset_controls()
+ds = dataset_controls()
 init_state({"sk.d": 16, "sk.n_keys": 24, "sk.spread": 0.0, "sk.tau_sqrt_d": True,
             "sk.tau": min(TEMPERATURES, key=lambda t: abs(math.log(t / 4))),
             "sk.seed": 0, "sk.k_top": 4, "sk.hidden": 4})
@@ -92,8 +92,6 @@ with left:
                           "fraction (0 to 1)", log_x=True,
                           vlines=[(tau, f"τ = {tau:.3g}")], height=360), key="tau_sweep")
 with right:
-    ds = (st.session_state["data.name"], st.session_state["data.n"], st.session_state["data.noise"],
-          st.session_state["data.seed"])
     nw = cache.nw_entropy(*ds, st.session_state["nw.kernel"])
     log_nd = math.log(ds[1])
     show(lines(nw["bandwidth"], {"mean entropy ÷ log N": nw["entropy"] / log_nd,

@@ -20,7 +20,18 @@ LOO_BANDWIDTHS = np.logspace(-2, np.log10(20), 41)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def dataset(name: str, n: int, noise: float, seed: int) -> dict[str, np.ndarray]:
+def dataset(name: str, n: int, noise: float, seed: int) -> dict[str, np.ndarray | None]:
+    """x, y, a 400-point query grid and the true function on it (None for uploaded data).
+
+    ``name`` "upload:<digest>" refers to the validated upload in this session's state; the digest
+    is of the file's content and options, so equal keys always mean equal data.
+    """
+    if name.startswith("upload:"):
+        up = st.session_state.get("data.uploaded")
+        if up is None or f"upload:{up['sha']}" != name:
+            raise ValueError("The uploaded data is no longer available: upload the file again.")
+        x, y = up["x"], up["y"]
+        return {"x": x, "y": y, "x_grid": np.linspace(x.min(), x.max(), 400), "true": None}
     d = make_dataset(name, n, noise, seed)
     grid = query_grid(d)
     return {"x": d.x, "y": d.y, "x_grid": grid, "true": d.true_fn(grid)}

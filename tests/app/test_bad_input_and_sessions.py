@@ -1,0 +1,89 @@
+"""Bad input keeps the user's state; four sessions train at once without touching each other."""
+
+import threading
+
+import numpy as np
+
+from explorer.training import Trainer, make_task
+from tests.app.helpers import assert_clean, chart_data, page
+from tests.conftest import ROOT
+
+
+def fit_line(at):
+    return next(np.asarray(t["y"], float) for t in chart_data(at, "fit") if t.get("name", "").startswith("Gaussian"))
+
+
+def test_typed_bandwidth_of_zero_is_refused_and_nothing_changes():
+    at = page("kernel_regression")
+    at.select_slider(key="nw.bandwidth").set_value(0.2).run()
+    before = fit_line(at)
+    for bad in ("0", "-1", "abc", "1e9", "nan"):
+        at.text_input(key="nw.typed").input(bad).run()
+        assert not at.exception
+        assert len(at.error) == 1 and "bandwidth" in at.error[0].value
+        assert at.session_state["nw.bandwidth"] == 0.2
+        np.testing.assert_array_equal(fit_line(at), before)
+    at.text_input(key="nw.typed").input("0.5").run()
+    assert_clean(at)
+    assert at.session_state["nw.bandwidth"] == 0.5
+
+
+def test_broken_upload_keeps_the_previous_dataset():
+    at = page("kernel_regression")
+    before = fit_line(at)
+    at.selectbox(key="data.name").set_value("upload").run()
+    np.testing.assert_array_equal(fit_line(at), before)          # nothing uploaded yet: previous data
+    at.file_uploader(key="data.file").set_value(("bad.csv", b"\xff\xfe\x00", "text/csv")).run()
+    assert not at.exception and "UTF-8" in at.error[0].value
+    np.testing.assert_array_equal(fit_line(at), before)
+    good = (ROOT / "examples" / "noisy_sine.csv").read_bytes()
+    at.file_uploader(key="data.file").set_value(("good.csv", good, "text/csv")).run()
+    assert_clean(at)
+    uploaded = fit_line(at)
+    assert not np.array_equal(uploaded, before)
+    # a later broken file keeps the good upload
+    at.file_uploader(key="data.file").set_value(("bad.csv", b"a,b\nx,y\n", "text/csv")).run()
+    assert "numeric columns" in at.error[0].value
+    np.testing.assert_array_equal(fit_line(at), uploaded)
+
+
+def test_missing_values_can_be_dropped_in_the_page():
+    at = page("kernel_regression")
+    at.selectbox(key="data.name").set_value("upload").run()
+    at.file_uploader(key="data.file").set_value(("gaps.csv", b"x,y\n1,2\n2,\n3,4\n4,3\n5,1\n", "text/csv")).run()
+    assert "missing or non-finite" in at.error[0].value
+    at.checkbox(key="data.drop").check().run()
+    assert_clean(at)
+    assert any("Dropped 1 rows" in i.value for i in at.info)
+
+
+def reference_losses(seed: int, steps: int) -> list[float]:
+    task = make_task("reverse", 12)
+    trainer = Trainer(task.model_config(n_layers=1, n_heads=2, d_model=64, with_mlp=False), task, lr=3e-3,
+                      warmup=20, seed=seed)
+    return [row["loss"] for row in trainer.step(steps)]
+
+
+def test_four_sessions_train_at_once_like_each_alone():
+    seeds = [0, 1, 2, 3]
+    results, errors = {}, []
+
+    def session(seed):
+        try:
+            at = page("live_training")
+            at.number_input(key="train.seed").set_value(seed).run()
+            for _ in range(3):
+                next(b for b in at.button if b.label == "Step ×10").click().run()
+            results[seed] = [row["loss"] for row in at.session_state["train.trainer"].history]
+        except Exception as err:           # surfaced below: a thread's exception would be lost
+            errors.append(repr(err))
+
+    threads = [threading.Thread(target=session, args=(s,)) for s in seeds]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not errors, errors
+    for seed in seeds:
+        assert results[seed] == reference_losses(seed, 30), f"seed {seed} differs from its run alone"
+    assert len({tuple(v) for v in results.values()}) == 4
