@@ -25,6 +25,8 @@ PAGES = {
 
 nav = st.navigation(PAGES)
 with st.sidebar:
+    st.toggle("Lecture mode", key="ui.lecture", help="Larger fonts, thicker lines and markers in every figure "
+              "(exports too); explanations fold into expanders. Also ?lecture=1 in the URL.")
     try:
         st.caption(f"Compute device: **{describe_device()}**")
     except ValueError as err:

@@ -9,11 +9,16 @@ from explorer.figures.attention import query_row_figure
 from explorer.figures.common import MAX_DISPLAY_CELLS, downsample, heatmap, heatmap_grid, lines
 from explorer.kernels import KERNELS
 from explorer.ui import cache
-from explorer.ui.controls import BANDWIDTHS, dataset_controls, kernel_bandwidth_controls
+from explorer.ui.controls import BANDWIDTHS, SHARED_PARAMS, dataset_controls, kernel_bandwidth_controls
 from explorer.ui.figure import show
+from explorer.ui.layout import explanation
 from explorer.ui.state import init_state, keep_shared_state
+from explorer.ui.urlstate import Param, publish, restore
 
 keep_shared_state()
+PARAMS = [*SHARED_PARAMS, Param("heat.n_queries", "int", lo=10, hi=1000), Param("heat.query_pos", "float", lo=0, hi=1),
+          Param("heat.sweep", "floats", tuple(BANDWIDTHS))]
+restore(PARAMS, "attention_heatmap")
 st.title("Attention heatmap")
 st.markdown(
     "**The question.** Kernel regression is attention with queries = the x where we predict, keys = "
@@ -22,6 +27,7 @@ st.markdown(
 
 ds = dataset_controls()
 init_state({"heat.n_queries": 100, "heat.query_pos": 0.5, "heat.sweep": [0.1, 0.2, 0.5, 1.0]})
+
 
 left, right = st.columns([1, 2])
 with left:
@@ -85,15 +91,17 @@ show(heatmap_grid(mats, titles, np.round(cb, 2), np.round(rb, 2),
                              f"{KERNELS[kernel].display} kernel: one colour scale for all panels",
                              "key xᵢ", "query x", cols=min(4, len(mats))), key="sweep")
 
-st.subheader("What to notice")
-st.markdown(
-    "- Each row is one query's attention: non-negative and summing to 1 (or all zero where a compact "
-    "kernel finds no training point within h: that query has no estimate).\n"
-    "- Keys and queries are both sorted, so a local kernel draws a **diagonal band**: each query "
-    "attends to the training inputs near it. The band's width is the bandwidth.\n"
-    "- Small h: a thin, bright band (near one-hot rows, entropy near 0, the fit follows the noise). "
-    "Large h: a flat, dim matrix (near-uniform rows, entropy near log N, the fit flattens to the mean).\n"
-    "- Entropy drops near the ends of the x range: a query there has neighbours on one side only, so "
-    "fewer training points share its weight.")
-st.latex(r"\alpha(x, x_i) = \frac{K\left(\frac{x - x_i}{h}\right)}{\sum_j K\left(\frac{x - x_j}{h}\right)}"
-         r",\qquad H(x) = -\sum_i \alpha(x, x_i)\,\log \alpha(x, x_i) \in [0, \log N]")
+with explanation("What to notice"):
+    st.markdown(
+        "- Each row is one query's attention: non-negative and summing to 1 (or all zero where a compact "
+        "kernel finds no training point within h: that query has no estimate).\n"
+        "- Keys and queries are both sorted, so a local kernel draws a **diagonal band**: each query "
+        "attends to the training inputs near it. The band's width is the bandwidth.\n"
+        "- Small h: a thin, bright band (near one-hot rows, entropy near 0, the fit follows the noise). "
+        "Large h: a flat, dim matrix (near-uniform rows, entropy near log N, the fit flattens to the mean).\n"
+        "- Entropy drops near the ends of the x range: a query there has neighbours on one side only, so "
+        "fewer training points share its weight.")
+    st.latex(r"\alpha(x, x_i) = \frac{K\left(\frac{x - x_i}{h}\right)}{\sum_j K\left(\frac{x - x_j}{h}\right)}"
+             r",\qquad H(x) = -\sum_i \alpha(x, x_i)\,\log \alpha(x, x_i) \in [0, \log N]")
+
+publish(PARAMS)

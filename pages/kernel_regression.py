@@ -9,15 +9,20 @@ from explorer.regression import defined_mse
 from explorer.ui import cache
 from explorer.ui.controls import (
     BANDWIDTHS,
+    SHARED_PARAMS,
     dataset_controls,
     dataset_label,
     kernel_bandwidth_controls,
     set_bandwidth_button,
 )
 from explorer.ui.figure import show
+from explorer.ui.layout import explanation
 from explorer.ui.state import init_state, keep_shared_state
+from explorer.ui.urlstate import Param, publish, restore
 
 keep_shared_state()
+PARAMS = [*SHARED_PARAMS, Param("nw.overlay", "bool"), Param("nw.overlay_h", "floats", tuple(BANDWIDTHS))]
+restore(PARAMS, "kernel_regression")
 st.title("Kernel regression")
 st.markdown(
     "**The question.** Attention started as a smoother: to predict y at a query x, average the "
@@ -26,6 +31,7 @@ st.markdown(
 
 ds = dataset_controls()
 init_state({"nw.compare": [], "nw.overlay": False, "nw.overlay_h": [0.05, 0.5, 10.0]})
+
 
 left, right = st.columns([1, 2])
 with left:
@@ -96,31 +102,33 @@ with c2:
                          key="use_silverman")
 st.caption("Buttons snap to the slider's grid (40 steps per decade, within 3 % of the exact value).")
 
-st.subheader("What to notice")
-if data["true"] is not None:
-    preset_mse = {b: defined_mse(cache.nw_curve(*ds, kernel, b), data["true"])[0] for b in (0.05, 0.5, 10.0)}
-    first = ("- On this data, with the " f"{KERNELS[kernel].display} kernel, the error against the true function is "
-             + ", ".join(f"**{mse:.3f}** at h = {b:g}" for b, mse in preset_mse.items())
-             + f"; leave-one-out picks h ≈ {primary['optimum']:.3g}.\n")
-else:
-    first = f"- On your data leave-one-out picks h ≈ {primary['optimum']:.3g}.\n"
-st.markdown(
-    first +
-    "- Small h follows the noise (low bias, high variance); large h averages almost everything and "
-    "the estimate tends to the mean of y (high bias). With 40 noisy points (the D2L dataset) h = 0.05 "
-    "over-fits badly and 0.5 is near the optimum; with 200 points the optimum is narrower: more data "
-    "lets a narrower kernel average enough points.\n"
-    "- The estimate is a weighted **average** of the y values, so it never leaves [min y, max y].\n"
-    "- Compact kernels (boxcar, Epanechnikov, triangular) have no estimate where no training point lies "
-    "within h of the query; the Gaussian and Laplace kernels always give one.\n"
-    "- Silverman's rule is built for density estimation, not regression: compare it with the "
-    "LOO-CV optimum.")
+with explanation("What to notice"):
+    if data["true"] is not None:
+        preset_mse = {b: defined_mse(cache.nw_curve(*ds, kernel, b), data["true"])[0] for b in (0.05, 0.5, 10.0)}
+        first = (f"- On this data, with the {KERNELS[kernel].display} kernel, the error against the true function is "
+                 + ", ".join(f"**{mse:.3f}** at h = {b:g}" for b, mse in preset_mse.items())
+                 + f"; leave-one-out picks h ≈ {primary['optimum']:.3g}.\n")
+    else:
+        first = f"- On your data leave-one-out picks h ≈ {primary['optimum']:.3g}.\n"
+    st.markdown(
+        first +
+        "- Small h follows the noise (low bias, high variance); large h averages almost everything and "
+        "the estimate tends to the mean of y (high bias). With 40 noisy points (the D2L dataset) h = 0.05 "
+        "over-fits badly and 0.5 is near the optimum; with 200 points the optimum is narrower: more data "
+        "lets a narrower kernel average enough points.\n"
+        "- The estimate is a weighted **average** of the y values, so it never leaves [min y, max y].\n"
+        "- Compact kernels (boxcar, Epanechnikov, triangular) have no estimate where no training point lies "
+        "within h of the query; the Gaussian and Laplace kernels always give one.\n"
+        "- Silverman's rule is built for density estimation, not regression: compare it with the "
+        "LOO-CV optimum.")
 
-st.subheader("The formula")
-st.latex(r"\hat f(x) = \sum_{i=1}^{N} \frac{K\left(\frac{x - x_i}{h}\right)}"
-         r"{\sum_{j=1}^{N} K\left(\frac{x - x_j}{h}\right)}\, y_i"
-         r"\;=\; \sum_{i=1}^{N} \alpha(x, x_i)\, y_i")
-st.markdown("With the Gaussian kernel the weights are a softmax over the training points: "
-            "query x, keys xᵢ, values yᵢ. That is attention.")
-st.latex(r"\alpha(x, x_i) = \operatorname{softmax}_i\left(-\frac{(x - x_i)^2}{2h^2}\right)")
-st.latex(KERNELS[kernel].latex)
+with explanation("The formula"):
+    st.latex(r"\hat f(x) = \sum_{i=1}^{N} \frac{K\left(\frac{x - x_i}{h}\right)}"
+             r"{\sum_{j=1}^{N} K\left(\frac{x - x_j}{h}\right)}\, y_i"
+             r"\;=\; \sum_{i=1}^{N} \alpha(x, x_i)\, y_i")
+    st.markdown("With the Gaussian kernel the weights are a softmax over the training points: "
+                "query x, keys xᵢ, values yᵢ. That is attention.")
+    st.latex(r"\alpha(x, x_i) = \operatorname{softmax}_i\left(-\frac{(x - x_i)^2}{2h^2}\right)")
+    st.latex(KERNELS[kernel].latex)
+
+publish(PARAMS)

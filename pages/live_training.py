@@ -19,6 +19,7 @@ from explorer.training import TASKS, TEMPERATURE_SCHEDULES, TemperatureSchedule,
 from explorer.ui import cache
 from explorer.ui.figure import show
 from explorer.ui.state import init_state, keep_shared_state
+from explorer.ui.urlstate import Param, publish, restore
 
 TICK = 0.5                      # seconds between redraws while training
 TICK_BUDGET = 0.3               # seconds of training per tick (shorter than the tick)
@@ -29,6 +30,13 @@ ARCH_KEYS = ("train.task", "train.layers", "train.heads", "train.d_model", "trai
              "train.seed")
 
 keep_shared_state()
+PARAMS = [Param("train.task", "str", tuple(TASKS)), Param("train.layers", "int", lo=1, hi=4),
+          Param("train.heads", "int", (1, 2, 4, 8)), Param("train.d_model", "int", (16, 32, 64, 128, 256)),
+          Param("train.seq_len", "int", lo=8, hi=32), Param("train.mlp", "bool"),
+          Param("train.seed", "int", lo=0, hi=9999), Param("train.lr", "float", tuple(LRS)),
+          Param("train.warmup", "int", lo=0, hi=200), Param("train.temp_kind", "str", TEMPERATURE_SCHEDULES),
+          Param("train.temp_start", "float", tuple(TEMPS)), Param("train.temp_end", "float", tuple(TEMPS))]
+restore(PARAMS, "live_training")
 st.title("Live training")
 st.markdown(
     "**The question.** What do attention heads do while a transformer learns? Train a small one on a toy "
@@ -38,6 +46,7 @@ init_state({"train.task": "reverse", "train.layers": 1, "train.heads": 2, "train
             "train.seq_len": 12, "train.mlp": False, "train.seed": 0, "train.lr": 3e-3, "train.warmup": 20,
             "train.temp_kind": "constant", "train.temp_start": 1.0, "train.temp_end": 1.0,
             "train.running": False, "train.chunk": 5})
+
 
 
 def _on_task_change():
@@ -206,3 +215,5 @@ else:
     st.caption("The current task is bidirectional; the timing below uses a randomly initialised causal model.")
 show(kv_timing_figure(cache.kv_timing((16, 32, 64, 128, 256))), key="kv_timing")
 st.caption("Two layers, four heads, d_model = 64, batch of 1, best of 3 runs; CPU times on this server.")
+
+publish(PARAMS)

@@ -6,16 +6,22 @@ import streamlit as st
 
 from explorer.attention import MASK_MODES
 from explorer.figures.common import lines
-from explorer.figures.masking import gradient_heatmap, masked_pair
+from explorer.figures.masking import gradient_heatmap, leak_bars, masked_pair
 from explorer.masking import MASK_TYPES, renorm_underflow
 from explorer.ui import cache
 from explorer.ui.figure import show
+from explorer.ui.layout import explanation
 from explorer.ui.state import init_state, keep_shared_state
+from explorer.ui.urlstate import Param, publish, restore
 
 TOL = 1e-9
 WRONG_MODES = [m for m in MASK_MODES if m != "pre"]
 
 keep_shared_state()
+PARAMS = [Param("mask.length", "int", lo=2, hi=32), Param("mask.d", "int", lo=1, hi=256),
+          Param("mask.kind", "str", MASK_TYPES), Param("mask.valid", "int", lo=0, hi=32),
+          Param("mask.seed", "int", lo=0, hi=9999), Param("mask.wrong", "str", tuple(WRONG_MODES))]
+restore(PARAMS, "masking")
 st.title("Masking")
 st.markdown(
     "**The question.** A causal model must not let position i look at positions after i; a padded batch "
@@ -25,6 +31,7 @@ st.markdown(
 
 init_state({"mask.length": 8, "mask.d": 16, "mask.kind": "causal", "mask.valid": 6, "mask.seed": 0,
             "mask.wrong": "post"})
+
 c1, c2, c3 = st.columns(3)
 with c1:
     st.slider("Sequence length L", 2, 32, key="mask.length", help="2 to 32 positions.")
@@ -85,6 +92,11 @@ st.markdown(
     "shrinks towards 0, most for early positions in a causal mask (they lose the most keys). The masked "
     "keys still sat in the normaliser: change a future key and the weights of the past change. ")
 
+st.subheader("Leakage probe")
+show(leak_bars(list(MASK_MODES), [report.loc[m, "leak"] for m in MASK_MODES], TOL), key="leak")
+st.caption("Green: no output that may not see the last position changes (beyond rounding). Red: information "
+           "from a masked position reaches the output.")
+
 st.subheader("Gradients")
 grads = ex["grads"]
 st.markdown("A fixed loss Σ output·G (G random) is backpropagated through each mode. The heatmap shows "
@@ -111,11 +123,13 @@ st.markdown(
     "rest and their values flow straight into the output. Its gradient on the masked logits is 0 (they were "
     "multiplied by 0), which hides the bug.")
 
-st.subheader("What to notice")
-st.markdown(
-    "- Only \"pre\" matches torch's `scaled_dot_product_attention` with the same mask.\n"
-    "- A fully masked row (valid length 0) gives zero weights and zero output in \"pre\", never NaN.\n"
-    "- The causal mask's upper triangle is exactly 0 in \"pre\"; \"multiply_logits\" fills it.\n"
-    "- Errors in masking are silent: every mode returns numbers of the right shape.")
-st.latex(r"\alpha_{ij} = \frac{\exp(s_{ij})\,[m_{ij}]}{\sum_{l} \exp(s_{il})\,[m_{il}]},\qquad "
-         r"s_{ij} = \frac{q_i\cdot k_j}{\sqrt d},\quad s_{ij} \leftarrow -\infty \text{ where } m_{ij} = 0")
+with explanation("What to notice"):
+    st.markdown(
+        "- Only \"pre\" matches torch's `scaled_dot_product_attention` with the same mask.\n"
+        "- A fully masked row (valid length 0) gives zero weights and zero output in \"pre\", never NaN.\n"
+        "- The causal mask's upper triangle is exactly 0 in \"pre\"; \"multiply_logits\" fills it.\n"
+        "- Errors in masking are silent: every mode returns numbers of the right shape.")
+    st.latex(r"\alpha_{ij} = \frac{\exp(s_{ij})\,[m_{ij}]}{\sum_{l} \exp(s_{il})\,[m_{il}]},\qquad "
+             r"s_{ij} = \frac{q_i\cdot k_j}{\sqrt d},\quad s_{ij} \leftarrow -\infty \text{ where } m_{ij} = 0")
+
+publish(PARAMS)

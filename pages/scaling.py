@@ -9,20 +9,28 @@ from explorer.figures.common import lines
 from explorer.figures.scaling import logit_histogram
 from explorer.ui import cache
 from explorer.ui.figure import show
+from explorer.ui.layout import explanation
 from explorer.ui.state import init_state, keep_shared_state
+from explorer.ui.urlstate import Param, publish, restore
+
+D_CHOICES = [2 ** i for i in range(11)]
+N_CHOICES = [32, 64, 128, 256, 512]
 
 keep_shared_state()
+PARAMS = [Param("scale.d", "int", tuple(D_CHOICES)), Param("scale.n", "int", tuple(N_CHOICES)),
+          Param("scale.seed", "int", lo=0, hi=9999)]
+restore(PARAMS, "scaling")
 st.title("Scaling by √d")
 st.markdown(
     "**The question.** Why does attention compute softmax(q·k / √d) and not softmax(q·k)? For q and k "
     "with independent N(0, 1) entries, q·k is a sum of d products of variance 1, so **Var(q·k) = d**: "
     "the logits grow like √d, the softmax saturates towards one-hot, and its gradient vanishes.")
 
-D_CHOICES = [2 ** i for i in range(11)]
 init_state({"scale.d": 128, "scale.n": 256, "scale.seed": 0})
+
 c1, c2, c3 = st.columns(3)
 c1.select_slider("Head dimension d for the histogram", D_CHOICES, key="scale.d")
-c2.select_slider("Queries = keys per d (n)", [32, 64, 128, 256, 512], key="scale.n",
+c2.select_slider("Queries = keys per d (n)", N_CHOICES, key="scale.n",
                  help="n × n logits per d; larger is smoother and slower (32 to 512).")
 c3.number_input("Seed", 0, 9999, key="scale.seed", step=1)
 d, n, seed = st.session_state["scale.d"], st.session_state["scale.n"], st.session_state["scale.seed"]
@@ -68,12 +76,14 @@ st.markdown(
 samples = cache.scaling_samples(d, seed)
 show(logit_histogram(samples["unscaled"], samples["scaled"], d), key="hist")
 
-st.subheader("What to notice")
-st.markdown(
-    f"- Unscaled, the std follows √d: about {math.sqrt(128):.1f} at d = 128. Scaled, it stays at 1.\n"
-    "- Unscaled, by d ≈ 64 the typical row puts most of its weight on one key: the softmax has become a "
-    "hard max, and its gradient fades.\n"
-    "- Dividing by √d is the same as a softmax temperature τ = √d, and by the Softmax-is-a-kernel page, "
-    "a Gaussian kernel of width σ = √τ = d^¼ in q-k space.")
-st.latex(r"\operatorname{Var}(q\cdot k) = \sum_{m=1}^{d}\operatorname{Var}(q_m k_m) = d"
-         r"\quad\Rightarrow\quad \operatorname{std}\left(\frac{q\cdot k}{\sqrt d}\right) = 1")
+with explanation("What to notice"):
+    st.markdown(
+        f"- Unscaled, the std follows √d: about {math.sqrt(128):.1f} at d = 128. Scaled, it stays at 1.\n"
+        "- Unscaled, by d ≈ 64 the typical row puts most of its weight on one key: the softmax has become a "
+        "hard max, and its gradient fades.\n"
+        "- Dividing by √d is the same as a softmax temperature τ = √d, and by the Softmax-is-a-kernel page, "
+        "a Gaussian kernel of width σ = √τ = d^¼ in q-k space.")
+    st.latex(r"\operatorname{Var}(q\cdot k) = \sum_{m=1}^{d}\operatorname{Var}(q_m k_m) = d"
+             r"\quad\Rightarrow\quad \operatorname{std}\left(\frac{q\cdot k}{\sqrt d}\right) = 1")
+
+publish(PARAMS)

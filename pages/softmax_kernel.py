@@ -8,11 +8,18 @@ import streamlit as st
 from explorer.figures.common import heatmap, heatmap_grid, lines
 from explorer.figures.regression import X_LABEL, Y_LABEL, fit_figure
 from explorer.ui import cache
-from explorer.ui.controls import TEMPERATURES, dataset_controls
+from explorer.ui.controls import SHARED_PARAMS, TEMPERATURES, dataset_controls
 from explorer.ui.figure import show
+from explorer.ui.layout import explanation
 from explorer.ui.state import init_state, keep_shared_state
+from explorer.ui.urlstate import Param, publish, restore
 
 keep_shared_state()
+PARAMS = [*SHARED_PARAMS, Param("sk.d", "int", lo=1, hi=256), Param("sk.n_keys", "int", lo=2, hi=128),
+          Param("sk.spread", "float", lo=0, hi=1), Param("sk.tau_sqrt_d", "bool"),
+          Param("sk.tau", "float", tuple(TEMPERATURES)), Param("sk.seed", "int", lo=0, hi=9999),
+          Param("sk.k_top", "int", lo=1, hi=128), Param("sk.hidden", "int", lo=1, hi=16)]
+restore(PARAMS, "softmax_kernel")
 st.title("Softmax is a kernel")
 st.markdown(
     "**The question.** Is dot-product attention really Gaussian kernel regression in disguise? "
@@ -30,6 +37,7 @@ ds = dataset_controls()
 init_state({"sk.d": 16, "sk.n_keys": 24, "sk.spread": 0.0, "sk.tau_sqrt_d": True,
             "sk.tau": min(TEMPERATURES, key=lambda t: abs(math.log(t / 4))),
             "sk.seed": 0, "sk.k_top": 4, "sk.hidden": 4})
+
 
 c1, c2, c3 = st.columns(3)
 with c1:
@@ -180,10 +188,12 @@ st.markdown(
     "the Gaussian kernel exactly, and the learned rows are local bumps like the kernel's.")
 st.caption(f"Axes: {X_LABEL}; {Y_LABEL}.")
 
-st.subheader("What to notice")
-st.markdown(
-    "- At spread 0 the two heatmaps are identical to ~1e-16; raise the spread and they differ, "
-    "but adding the bias −‖kⱼ‖²/(2τ) restores equality.\n"
-    "- σ = √τ: doubling the temperature widens the equivalent Gaussian by √2.\n"
-    "- Dot-product attention prefers long keys (the k factor): that is the bias a Gaussian kernel removes.\n"
-    "- A small h and a small τ do the same thing to the weights: spiky, low-entropy rows.")
+with explanation("What to notice"):
+    st.markdown(
+        "- At spread 0 the two heatmaps are identical to ~1e-16; raise the spread and they differ, "
+        "but adding the bias −‖kⱼ‖²/(2τ) restores equality.\n"
+        "- σ = √τ: doubling the temperature widens the equivalent Gaussian by √2.\n"
+        "- Dot-product attention prefers long keys (the k factor): that is the bias a Gaussian kernel removes.\n"
+        "- A small h and a small τ do the same thing to the weights: spiky, low-entropy rows.")
+
+publish(PARAMS)

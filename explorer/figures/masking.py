@@ -27,8 +27,7 @@ def masked_pair(left: np.ndarray, right: np.ndarray, mask: np.ndarray, titles: t
                        "Attention weights (rows: query position, columns: key position)",
                        "key position j", "query position i", cols=2, style=style, height=430,
                        extra_traces=[[masked_marks(mask, style)], [masked_marks(mask, style, False)]])
-    fig.layout.showlegend = True
-    fig.layout.legend.y = -0.18
+    fig.update_layout(showlegend=True, legend_y=-0.3, margin_b=120, height=fig.layout.height + 50)
     return fig
 
 

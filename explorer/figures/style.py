@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import plotly.graph_objects as go
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
@@ -131,3 +132,33 @@ def grid_axes(n: int, cols: int, x_title: str, y_title: str, titles: Sequence[st
 def _unit(lo: float, hi: float) -> list[float]:
     """An axis domain, clipped to [0, 1] against rounding."""
     return [min(max(round(lo, 9), 0.0), 1.0), min(max(round(hi, 9), 0.0), 1.0)]
+
+
+def restyle(fig: go.Figure, style: Style) -> go.Figure:
+    """A copy of ``fig`` scaled from the normal look to ``style`` (fonts, lines, markers, height).
+
+    Figures are built in the normal style and may be shared between sessions, so the copy leaves the
+    original untouched.
+    """
+    if style == NORMAL:
+        return fig
+    out = go.Figure(fig)
+    f_font = style.font_size / NORMAL.font_size
+    f_line = style.line_width / NORMAL.line_width
+    f_marker = style.marker_size / NORMAL.marker_size
+    out.layout.font.size = style.font_size
+    out.layout.title.font.size = round(style.font_size * 1.25)
+    out.layout.height = round((fig.layout.height or NORMAL.height) * style.height / NORMAL.height)
+    for ann in out.layout.annotations:
+        ann.font.size = round((ann.font.size or NORMAL.font_size) * f_font)
+    for shape in out.layout.shapes:
+        if shape.line.width:
+            shape.line.width = shape.line.width * f_line
+    for trace in out.data:
+        if trace.type == "scatter":
+            if trace.line.width:
+                trace.line.width = trace.line.width * f_line
+            size = trace.marker.size
+            if size is not None:
+                trace.marker.size = np.asarray(size) * f_marker if np.ndim(size) else size * f_marker
+    return out

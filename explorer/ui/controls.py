@@ -13,6 +13,7 @@ from .._checks import positive_number
 from ..data import DATASETS, EXAMPLE_CSV, MAX_UPLOAD_ROWS, dataset_from_table, read_csv
 from ..kernels import KERNELS
 from .state import SHARED_DEFAULTS, init_state
+from .urlstate import Param
 
 PRESETS = {"over-fit": 0.05, "good": 0.5, "over-smooth": 10.0}
 
@@ -38,6 +39,9 @@ def _set_bandwidth(value: float) -> None:
 
 
 UPLOAD = "upload"
+SHARED_PARAMS = [Param("data.name", "str", tuple(DATASETS)), Param("data.n", "int", lo=10, hi=2000),
+                 Param("data.noise", "float", lo=0, hi=2), Param("data.seed", "int", lo=0, hi=9999),
+                 Param("nw.kernel", "str", tuple(KERNELS)), Param("nw.bandwidth", "float", tuple(BANDWIDTHS))]
 
 
 def dataset_controls() -> tuple:

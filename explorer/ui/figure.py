@@ -1,10 +1,30 @@
-"""Drawing a figure on a page: one call, the same options everywhere."""
+"""Drawing a figure on a page: lecture styling, then the chart, then one compact export control."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from ..export import MIME, image_formats_available, to_bytes
+from ..figures.style import LECTURE, NORMAL, restyle
+from .state import lecture_mode
+
 
 def show(fig, key: str) -> None:
-    """Draw a plotly figure with its own styling (Streamlit's theme would override legends and fonts)."""
+    """Draw a plotly figure with its own styling (Streamlit's theme would override legends and fonts),
+    in the lecture style when lecture mode is on, with an export control under it."""
+    style = LECTURE if lecture_mode() else NORMAL
+    fig = restyle(fig, style)
     st.plotly_chart(fig, key=key, theme=None, config={"displaylogo": False})
+    export_control(fig, key)
+
+
+def export_control(fig, name: str) -> None:
+    """PNG, SVG, offline HTML and CSV downloads; the bytes are made only when a button is clicked."""
+    with st.popover("Export", icon=":material/download:"):
+        formats = ["png", "svg", "html", "csv"] if image_formats_available(fig) else ["html", "csv"]
+        cols = st.columns(len(formats))
+        for col, fmt in zip(cols, formats, strict=True):
+            col.download_button(fmt.upper(), data=lambda fmt=fmt: to_bytes(fig, fmt), file_name=f"{name}.{fmt}",
+                                mime=MIME[fmt], on_click="ignore", key=f"export.{name}.{fmt}", width="stretch")
+        if "png" not in formats:
+            st.caption("PNG and SVG need Chrome or Chromium on the server (set BROWSER_PATH to one).")

@@ -29,6 +29,10 @@ def init_state(defaults: Mapping[str, Any]) -> None:
             st.session_state[key] = value
 
 
+def lecture_mode() -> bool:
+    return bool(st.session_state.get("ui.lecture", False))
+
+
 def keep_shared_state() -> None:
     """Initialise the cross-page keys and stop Streamlit from dropping them between pages.
 
@@ -36,5 +40,7 @@ def keep_shared_state() -> None:
     page also works when run on its own, as in the AppTest suite).
     """
     init_state(SHARED_DEFAULTS)
-    for key in SHARED_DEFAULTS:
+    if "ui.lecture" not in st.session_state:             # ?lecture=1 turns lecture mode on
+        st.session_state["ui.lecture"] = st.query_params.get("lecture", "0") in ("1", "true", "yes")
+    for key in (*SHARED_DEFAULTS, "ui.lecture"):
         st.session_state[key] = st.session_state[key]

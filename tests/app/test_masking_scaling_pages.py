@@ -35,3 +35,11 @@ def test_scaling_page_reads_sqrt_d():
     at.select_slider(key="scale.n").set_value(64).run()
     at.number_input(key="scale.seed").set_value(3).run()
     assert_clean(at)
+
+
+def test_masking_leak_chart_marks_post_and_multiply_as_leaking():
+    at = page("masking")
+    bars = chart_data(at, "leak")[0]
+    leaks = dict(zip(bars["x"], bars["y"], strict=True))
+    assert leaks["pre"] == 0 and leaks["post_renorm"] < 1e-9
+    assert leaks["post"] > 1e-3 and leaks["multiply_logits"] > 1e-3

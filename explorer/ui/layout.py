@@ -1,0 +1,16 @@
+"""Page furniture: explanation blocks that fold away in lecture mode."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from .state import lecture_mode
+
+
+def explanation(title: str):
+    """A titled block of explanation: a section normally, a collapsed expander in lecture mode."""
+    if lecture_mode():
+        return st.expander(title, expanded=False)
+    box = st.container()
+    box.subheader(title)
+    return box

@@ -1,0 +1,128 @@
+"""Shareable links (URL round trip), bad link values, lecture mode, and export formats."""
+
+import csv
+import io
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.export import figure_csv, find_browser, to_bytes
+from explorer.figures.common import heatmap
+from explorer.figures.regression import fit_figure
+from tests.app.helpers import ROOT, assert_clean
+
+# page -> (URL values to open with, the session-state values they must produce)
+LINKS = {
+    "kernel_regression": ({"nw.bandwidth": "0.05", "nw.kernel": "laplace", "data.name": "d2l", "data.n": "60",
+                           "nw.overlay": "1"},
+                          {"nw.bandwidth": 0.05, "nw.kernel": "laplace", "data.name": "d2l", "data.n": 60,
+                           "nw.overlay": True}),
+    "attention_heatmap": ({"heat.n_queries": "250", "heat.sweep": "0.1,1", "nw.bandwidth": "10"},
+                          {"heat.n_queries": 250, "heat.sweep": [0.1, 1.0], "nw.bandwidth": 10.0}),
+    "softmax_kernel": ({"sk.d": "64", "sk.spread": "0.5", "sk.tau_sqrt_d": "0"},
+                       {"sk.d": 64, "sk.spread": 0.5, "sk.tau_sqrt_d": False}),
+    "masking": ({"mask.length": "12", "mask.kind": "padding", "mask.valid": "5", "mask.wrong": "multiply_logits"},
+                {"mask.length": 12, "mask.kind": "padding", "mask.valid": 5, "mask.wrong": "multiply_logits"}),
+    "scaling": ({"scale.d": "16", "scale.n": "64"}, {"scale.d": 16, "scale.n": 64}),
+    "live_training": ({"train.task": "sort", "train.heads": "4", "train.lr": "0.001"},
+                      {"train.task": "sort", "train.heads": 4, "train.lr": 0.001}),
+}
+
+
+def url_value(at, key):
+    value = at.query_params[key]
+    return value[0] if isinstance(value, list) else value
+
+
+def open_with(name, params):
+    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=120)
+    for k, v in params.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+@pytest.mark.parametrize("name", list(LINKS))
+def test_a_link_restores_the_view_and_the_url_follows_the_controls(name):
+    params, expected = LINKS[name]
+    at = open_with(name, params)
+    assert_clean(at)
+    for key, value in expected.items():
+        assert at.session_state[key] == value, key
+    for key, raw in params.items():                     # the page writes its state back into the URL
+        got = url_value(at, key)
+        assert got == raw or float(got) == float(raw), key
+
+
+@pytest.mark.parametrize("name, bad", [
+    ("kernel_regression", {"nw.bandwidth": "0", "data.n": "abc", "nw.kernel": "epanechikov"}),
+    ("masking", {"mask.length": "999", "mask.kind": "diagonal"}),
+    ("live_training", {"train.lr": "1e9", "train.heads": "3", "train.mlp": "maybe"}),
+    ("scaling", {"scale.d": "nan"}),
+])
+def test_bad_link_values_fall_back_to_defaults_with_a_notice(name, bad):
+    default = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=120).run()
+    at = open_with(name, bad)
+    assert not at.exception and not at.error
+    assert len(at.warning) >= 1 and "Ignored link values" in at.warning[0].value
+    for key in bad:
+        assert at.session_state[key] == default.session_state[key], key
+
+
+@pytest.mark.parametrize("name", list(LINKS))
+def test_lecture_mode_renders_every_page(name):
+    at = open_with(name, {"lecture": "1"})
+    assert_clean(at)
+    assert at.session_state["ui.lecture"] is True
+    assert url_value(at, "lecture") == "1"
+    fonts = [el.proto.spec for el in at.get("plotly_chart")]
+    assert fonts and all('"size":20' in spec.replace(" ", "") for spec in fonts)
+
+
+def sample_figures():
+    x = np.linspace(0, 1, 7)
+    return [fit_figure(x, x ** 2, x, x, {"est": x * 0.5}),
+            heatmap(np.arange(6.0).reshape(2, 3), [0.1, 0.2, 0.3], [1.0, 2.0], "t", "key", "query")]
+
+
+def test_html_export_is_self_contained():
+    for fig in sample_figures():
+        html = to_bytes(fig, "html").decode()
+        assert "<html" in html and "Plotly" in html
+        assert 'src="http' not in html and "src='http" not in html
+
+
+def test_csv_export_round_trips_to_the_figure_data():
+    line, heat = sample_figures()
+    rows = list(csv.DictReader(io.StringIO(to_bytes(line, "csv").decode())))
+    est = [r for r in rows if r["trace"] == "est"]
+    np.testing.assert_allclose([float(r["y"]) for r in est], line.data[2].y)
+    np.testing.assert_allclose([float(r["x"]) for r in est], line.data[2].x)
+    cells = list(csv.DictReader(io.StringIO(figure_csv(heat))))
+    assert len(cells) == 6
+    z = np.array([float(r["z"]) for r in cells]).reshape(2, 3)
+    np.testing.assert_array_equal(z, heat.data[0].z)
+
+
+@pytest.mark.skipif(find_browser() is None, reason="PNG/SVG export needs Chrome/Chromium")
+def test_png_and_svg_exports_are_valid_files():
+    fig = sample_figures()[0]
+    assert to_bytes(fig, "png")[:8] == b"\x89PNG\r\n\x1a\n"
+    root = ET.fromstring(to_bytes(fig, "svg"))
+    assert root.tag.endswith("svg")
+
+
+def test_altair_charts_export_through_vl_convert():
+    import altair as alt
+    import pandas as pd
+
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2, 3], "y": [3, 1, 2]})).mark_line().encode(x="x", y="y")
+    assert to_bytes(chart, "png")[:8] == b"\x89PNG\r\n\x1a\n"
+    assert ET.fromstring(to_bytes(chart, "svg")).tag.endswith("svg")
+    assert 'src="http' not in to_bytes(chart, "html").decode()
+
+
+def test_unknown_format_is_refused():
+    with pytest.raises(ValueError, match="format must be one of"):
+        to_bytes(sample_figures()[0], "pdf")
