@@ -27,12 +27,13 @@ run: $(VENV)/.run-deps
 	@echo "Attention Explorer will be at http://$(ADDRESS):$(PORT)  (Ctrl+C stops it)"
 	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT)
 
-# The browser tests drive Debian's chromium; install it when missing and we may (root + apt-get).
+# The browser tests and PNG/SVG export drive Debian's chromium; a CJK font lets it draw the 中文 UI.
+# Install them when missing and we may (root + apt-get).
 chromium:
-	@if [ ! -x "$(CHROMIUM)" ]; then \
+	@if [ ! -x "$(CHROMIUM)" ] || ! fc-list :lang=zh 2>/dev/null | grep -q .; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "Installing chromium for the browser tests"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	    echo "Installing chromium and a CJK font for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null; \
 	  else \
 	    echo "The browser tests need Chromium at $(CHROMIUM): install it (apt-get install chromium) or set CHROMIUM=/path/to/chrome"; exit 1; \
 	  fi; \

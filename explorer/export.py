@@ -132,6 +132,7 @@ def lecture_figures(seed: int = 0, lang: str = "en", lecture: bool = True) -> li
     from .figures import scaling as sfig
     from .figures import training as tfig
     from .figures.style import LECTURE, NORMAL
+    from .i18n import t
     from .kernels import KERNELS
     from .regression import loo_cv_scores, nadaraya_watson, nw_weights, select_bandwidth, silverman_bandwidth
 
@@ -141,35 +142,41 @@ def lecture_figures(seed: int = 0, lang: str = "en", lecture: bool = True) -> li
     bws = np.logspace(-2, np.log10(20), 41)
     out: list[tuple[str, dict, Callable]] = []
 
+    gauss = t("kernel.gaussian", lang)
     out.append(("kernel_shapes", {"kernels": list(KERNELS)},
-                lambda: rfig.kernel_shapes_figure(list(KERNELS), style=style)))
+                lambda: rfig.kernel_shapes_figure(list(KERNELS), style=style, lang=lang)))
     for h in (0.05, 0.5, 10.0):
         out.append((f"fit_h{h:g}", {"dataset": "d2l", "seed": seed, "kernel": "gaussian", "bandwidth": h},
                     lambda h=h: rfig.fit_figure(d.x, d.y, grid, d.true_fn(grid),
-                                                {f"Gaussian, h = {h:g}": nadaraya_watson(grid, d.x, d.y, "gaussian", h)
-                                                 .numpy()}, title=f"NW fit, h = {h:g}", style=style)))
+                                                {f"{gauss}, h = {h:g}": nadaraya_watson(grid, d.x, d.y, "gaussian", h)
+                                                 .numpy()}, title=t("kr.fit_title", lang, dataset="D2L 11.2")
+                                                + f", h = {h:g}", style=style, lang=lang)))
     out.append(("loo_cv", {"dataset": "d2l", "seed": seed, "kernel": "gaussian"},
-                lambda: rfig.loo_cv_figure(bws, {"Gaussian": loo_cv_scores(d.x, d.y, "gaussian", bws).numpy()}, 0.5,
-                                           select_bandwidth(d.x, d.y), silverman_bandwidth(d.x), style=style)))
+                lambda: rfig.loo_cv_figure(bws, {gauss: loo_cv_scores(d.x, d.y, "gaussian", bws).numpy()}, 0.5,
+                                           select_bandwidth(d.x, d.y), silverman_bandwidth(d.x), style=style,
+                                           lang=lang)))
     xq = np.linspace(0, 5, 100)
     out.append(("weights_heatmap", {"dataset": "d2l", "seed": seed, "bandwidth": 0.5},
                 lambda: common.heatmap(nw_weights(xq, d.x, "gaussian", 0.5).numpy(), np.round(d.x, 2),
-                                       np.round(xq, 2), "NW weights, Gaussian, h = 0.5", "key xᵢ", "query x",
-                                       style=style)))
+                                       np.round(xq, 2), t("ah.heat_title", lang, kernel=gauss, h="0.5"),
+                                       t("ah.key_short", lang), t("ah.query_short", lang), style=style,
+                                       colorbar_title=t("fig.weight", lang))))
     sigmas = [0.1, 0.2, 0.5, 1.0]
     out.append(("sigma_sweep", {"dataset": "d2l", "seed": seed, "sigmas": sigmas},
                 lambda: common.heatmap_grid([nw_weights(xq, d.x, "gaussian", s).numpy() for s in sigmas],
                                             [f"h = {s:g}" for s in sigmas], np.round(d.x, 2), np.round(xq, 2),
-                                            "Gaussian kernel weights, one colour scale", "key xᵢ", "query x",
-                                            cols=4, style=style)))
+                                            t("ah.sweep_title", lang, kernel=gauss), t("ah.key_short", lang),
+                                            t("ah.query_short", lang), cols=4, style=style,
+                                            colorbar_title=t("fig.weight", lang))))
 
     def softmax_vs_kernel():
         q, k, v = bridge.random_qkv(16, 16, 24, 0.5, seed)
         c = bridge.compare(q, k, v, 4.0)
         return common.heatmap_grid([c["dot"].numpy(), c["gauss"].numpy(), c["biased"].numpy()],
-                                   ["dot-product, τ = 4", "Gaussian, σ = 2", "dot-product + key bias"], None, None,
-                                   "Softmax attention vs Gaussian kernel (unequal key norms)", "key j", "query i",
-                                   cols=3, style=style)
+                                   [t("sk.dot_title", lang, tau="4"), t("sk.gauss_title", lang, sigma="2"),
+                                    t("sk.max_diff_corrected", lang)], None, None, t("sk.side_title", lang),
+                                   t("sk.key_j", lang), t("sk.query_i", lang), cols=3, style=style,
+                                   colorbar_title=t("fig.weight", lang))
     out.append(("softmax_vs_kernel", {"d": 16, "n_keys": 24, "norm_spread": 0.5, "tau": 4.0, "seed": seed},
                 softmax_vs_kernel))
 
@@ -178,20 +185,22 @@ def lecture_figures(seed: int = 0, lang: str = "en", lecture: bool = True) -> li
         m = masking.make_mask("causal", 10)
         res = masking.all_modes(q, k, v, m)
         return mfig.masked_pair(res["pre"]["weights"].numpy(), res["post"]["weights"].numpy(), m.numpy(),
-                                ("pre (correct)", "post (softmax, then zero)"), style=style)
+                                (t("mk.pre_correct", lang), "post"), style=style, lang=lang)
     out.append(("masking", {"length": 10, "d": 16, "mask": "causal", "seed": seed}, masking_pair))
 
     def logit_std():
         ds = [2**i for i in range(11)]
         un, sc = scaling.logit_stats(ds, seed=seed), scaling.logit_stats(ds, scaled=True, seed=seed)
-        return common.lines(ds, {"unscaled q·k": un["logit_std"], "scaled q·k/√d": sc["logit_std"],
-                                 "theory √d": np.sqrt(ds)}, "Logit standard deviation", "head dimension d",
-                            "std of logits", log_x=True, log_y=True, mode="lines+markers", style=style,
-                            dashes={"theory √d": "dot"})
+        theory = t("sc.theory_sqrt", lang)
+        return common.lines(ds, {t("fig.unscaled", lang): un["logit_std"], t("fig.scaled", lang): sc["logit_std"],
+                                 theory: np.sqrt(ds)}, t("sc.std_title", lang), t("sc.d_axis", lang),
+                            t("sc.std_axis", lang), log_x=True, log_y=True, mode="lines+markers", style=style,
+                            dashes={theory: "dot"})
     out.append(("logit_std", {"d": "1..1024", "n": scaling.DEFAULT_N, "seed": seed}, logit_std))
     out.append(("logit_histogram", {"d": 128, "seed": seed},
                 lambda: sfig.logit_histogram(scaling.logit_samples(128, 64, False, seed).numpy(),
-                                             scaling.logit_samples(128, 64, True, seed).numpy(), 128, style=style)))
+                                             scaling.logit_samples(128, 64, True, seed).numpy(), 128, style=style,
+                                             lang=lang)))
 
     run = {}
 
@@ -206,13 +215,14 @@ def lecture_figures(seed: int = 0, lang: str = "en", lecture: bool = True) -> li
 
     def entropy_curves():
         import pandas as pd
-        t = trained()
-        return tfig.entropy_figure(pd.DataFrame(t.history), t.config.n_layers, t.config.n_heads, t.config.seq_len,
-                                   style=style)
+        tr_ = trained()
+        return tfig.entropy_figure(pd.DataFrame(tr_.history), tr_.config.n_layers, tr_.config.n_heads,
+                                   tr_.config.seq_len, style=style, lang=lang)
     out.append(("training_entropy", {"task": "reverse", "steps": 150, "heads": 2, "d_model": 64, "seed": seed},
                 entropy_curves))
     out.append(("training_head_maps", {"task": "reverse", "steps": 150, "heads": 2, "d_model": 64, "seed": seed},
-                lambda: tfig.attention_maps_figure([m.numpy() for m in trained().attention_maps()], style=style)))
+                lambda: tfig.attention_maps_figure([m.numpy() for m in trained().attention_maps()], style=style,
+                                                   lang=lang)))
     return out
 
 

@@ -18,7 +18,7 @@ from explorer.figures.training import (
 from explorer.training import TASKS, TEMPERATURE_SCHEDULES, TemperatureSchedule, Trainer, generate, make_task
 from explorer.ui import cache
 from explorer.ui.figure import show
-from explorer.ui.state import init_state, keep_shared_state
+from explorer.ui.state import init_state, keep_shared_state, lang, tr
 from explorer.ui.urlstate import Param, publish, restore
 
 TICK = 0.5                      # seconds between redraws while training
@@ -37,10 +37,8 @@ PARAMS = [Param("train.task", "str", tuple(TASKS)), Param("train.layers", "int",
           Param("train.warmup", "int", lo=0, hi=200), Param("train.temp_kind", "str", TEMPERATURE_SCHEDULES),
           Param("train.temp_start", "float", tuple(TEMPS)), Param("train.temp_end", "float", tuple(TEMPS))]
 restore(PARAMS, "live_training")
-st.title("Live training")
-st.markdown(
-    "**The question.** What do attention heads do while a transformer learns? Train a small one on a toy "
-    "task and watch each head's entropy: high = spread out over many positions, near 0 = locked onto one.")
+st.title(tr("page.live_training"))
+st.markdown(tr("lt.question"))
 
 init_state({"train.task": "reverse", "train.layers": 1, "train.heads": 2, "train.d_model": 64,
             "train.seq_len": 12, "train.mlp": False, "train.seed": 0, "train.lr": 3e-3, "train.warmup": 20,
@@ -57,25 +55,24 @@ def _on_task_change():
 
 c1, c2, c3, c4 = st.columns(4)
 with c1:
-    st.selectbox("Task", list(TASKS), key="train.task", on_change=_on_task_change)
-    st.caption(TASKS[st.session_state["train.task"]].description)
+    st.selectbox(tr("lt.task"), list(TASKS), key="train.task", on_change=_on_task_change)
+    st.caption(tr(f"task.{st.session_state['train.task']}"))
 with c2:
-    st.slider("Layers", 1, 4, key="train.layers")
-    st.select_slider("Heads", [1, 2, 4, 8], key="train.heads")
+    st.slider(tr("lt.layers"), 1, 4, key="train.layers")
+    st.select_slider(tr("lt.heads"), [1, 2, 4, 8], key="train.heads")
     st.select_slider("d_model", [16, 32, 64, 128, 256], key="train.d_model")
 with c3:
-    st.slider("Sequence length T", 8, 32, key="train.seq_len")
-    st.toggle("MLP after attention", key="train.mlp")
-    st.number_input("Seed", 0, 9999, key="train.seed", step=1)
+    st.slider(tr("lt.seq_len"), 8, 32, key="train.seq_len")
+    st.toggle(tr("lt.mlp"), key="train.mlp")
+    st.number_input(tr("ui.seed"), 0, 9999, key="train.seed", step=1, help=tr("ui.seed_help"))
 with c4:
-    st.select_slider("Learning rate", LRS, key="train.lr", format_func=lambda v: f"{v:g}",
-                     help="1e-4 to 1e3. Above about 0.03 training diverges; it stops with a message.")
-    st.slider("Warmup steps", 0, 200, key="train.warmup", step=10)
-    st.selectbox("Temperature schedule", TEMPERATURE_SCHEDULES, key="train.temp_kind",
-                 help="Attention logits are divided by √D × temperature.")
+    st.select_slider(tr("lt.lr"), LRS, key="train.lr", format_func=lambda v: f"{v:g}",
+                     help=tr("lt.lr_help"))
+    st.slider(tr("lt.warmup"), 0, 200, key="train.warmup", step=10)
+    st.selectbox(tr("lt.temp"), TEMPERATURE_SCHEDULES, key="train.temp_kind", help=tr("lt.temp_help"))
     t1, t2 = st.columns(2)
-    t1.select_slider("start", TEMPS, key="train.temp_start")
-    t2.select_slider("end", TEMPS, key="train.temp_end",
+    t1.select_slider(tr("lt.start_temp"), TEMPS, key="train.temp_start")
+    t2.select_slider(tr("lt.end_temp"), TEMPS, key="train.temp_end",
                      disabled=st.session_state["train.temp_kind"] == "constant")
 
 arch = tuple(st.session_state[k] for k in ARCH_KEYS)
@@ -97,8 +94,7 @@ try:
         rebuilt = "train.trainer" in st.session_state
         _build()
         if rebuilt:
-            st.info("The task or architecture changed, so a new model was initialised (seed "
-                    f"{st.session_state['train.seed']}).")
+            st.info(tr("lt.rebuilt", seed=st.session_state["train.seed"]))
     trainer: Trainer = st.session_state["train.trainer"]
     trainer.set_lr(st.session_state["train.lr"], st.session_state["train.warmup"])
     trainer.set_temperature_schedule(TemperatureSchedule(
@@ -106,7 +102,7 @@ try:
         st.session_state["train.temp_end"] if st.session_state["train.temp_kind"] != "constant"
         else st.session_state["train.temp_start"]))
 except ValueError as err:
-    st.error(f"{err} The previous model is kept.")
+    st.error(tr("lt.kept", error=str(err)))
     st.stop()
 
 
@@ -128,10 +124,12 @@ def _reset():
 
 
 b1, b2, b3, b4, _ = st.columns([1, 1, 1, 1, 4])
-b1.button("Start", on_click=_start, type="primary", disabled=st.session_state["train.running"], width="stretch")
-b2.button("Pause", on_click=_pause, disabled=not st.session_state["train.running"], width="stretch")
-b3.button("Step ×10", on_click=_step, width="stretch", help="Ten training steps, then pause.")
-b4.button("Reset", on_click=_reset, width="stretch", help="Re-initialise the model with the same seed.")
+b1.button(tr("lt.start"), on_click=_start, type="primary", disabled=st.session_state["train.running"],
+          width="stretch", key="train.start")
+b2.button(tr("lt.pause"), on_click=_pause, disabled=not st.session_state["train.running"], width="stretch",
+          key="train.pause")
+b3.button(tr("lt.step"), on_click=_step, width="stretch", help=tr("lt.step_help"), key="train.step")
+b4.button(tr("lt.reset"), on_click=_reset, width="stretch", help=tr("lt.reset_help"), key="train.reset")
 
 
 def _warnings(df: pd.DataFrame, cfg) -> list[str]:
@@ -141,15 +139,12 @@ def _warnings(df: pd.DataFrame, cfg) -> list[str]:
         for layer in range(cfg.n_layers):
             for h in range(cfg.n_heads):
                 if (tail[f"entropy_l{layer}_h{h}"] < COLLAPSE_NATS).all():
-                    out.append(f"Layer {layer}, head {h} has collapsed: entropy below {COLLAPSE_NATS} nats for "
-                               f"{COLLAPSE_STEPS} steps, so it attends to a single position. Right for exact "
-                               "copying (reverse); elsewhere a sign of too low a temperature.")
+                    out.append(tr("lt.collapsed", layer=layer, head=h, nats=COLLAPSE_NATS, steps=COLLAPSE_STEPS))
     last = df.iloc[-1]
     for layer in range(cfg.n_layers):
         sim = last.get(f"headsim_l{layer}", np.nan)
         if np.isfinite(sim) and sim > DUPLICATE_SIM:
-            out.append(f"Layer {layer}: two heads are near-duplicates (cosine similarity of their maps "
-                       f"{sim:.2f}); one of them is redundant.")
+            out.append(tr("lt.duplicate", layer=layer, sim=f"{sim:.2f}"))
     return out
 
 
@@ -170,50 +165,45 @@ def live_view():
     rows = trainer.history
     cfg = trainer.config
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("step", trainer.step_count)
+    m1.metric(tr("lt.m_step"), trainer.step_count)
     if not rows:
-        st.info("Press **Start** to train, or **Step ×10** to take ten steps.")
+        st.info(tr("lt.press_start"))
     else:
         df = pd.DataFrame(rows)
         last = df.iloc[-1]
-        m2.metric("loss", f"{last['loss']:.4f}")
-        m3.metric("accuracy", "n/a" if np.isnan(last["accuracy"]) else f"{last['accuracy']:.1%}")
-        m4.metric("learning rate · temperature", f"{last['lr']:.2g} · {last['temperature']:.2g}")
+        m2.metric(tr("lt.m_loss"), f"{last['loss']:.4f}")
+        m3.metric(tr("lt.m_acc"), "n/a" if np.isnan(last["accuracy"]) else f"{last['accuracy']:.1%}")
+        m4.metric(tr("lt.m_lr"), f"{last['lr']:.2g} · {last['temperature']:.2g}")
         for w in _warnings(df, cfg):
             st.warning(w)
         left, right = st.columns(2)
         with left:
-            show(loss_figure(df, trainer.task.regression), key="loss")
+            show(loss_figure(df, trainer.task.regression, lang=lang()), key="loss")
         with right:
-            show(entropy_figure(df, cfg.n_layers, cfg.n_heads, cfg.seq_len), key="entropy")
-    show(attention_maps_figure([m.numpy() for m in trainer.attention_maps()]), key="maps")
+            show(entropy_figure(df, cfg.n_layers, cfg.n_heads, cfg.seq_len, lang=lang()), key="entropy")
+    show(attention_maps_figure([m.numpy() for m in trainer.attention_maps()], lang=lang()), key="maps")
     if trainer.task.name == "sine_icl":
         ex = trainer.example_predictions()
         feats = ex["inputs"].numpy()
         show(icl_figure(feats[:, 0] * 3, ex["targets"].numpy(), ex["loss_mask"].numpy(),
-                        ex["prediction"].numpy(), DATASETS["sine_mix"].true_fn), key="icl")
+                        ex["prediction"].numpy(), DATASETS["sine_mix"].true_fn, lang=lang()), key="icl")
 
 
 live_view()
-st.markdown(f"**What to watch ({st.session_state['train.task']}).** "
-            f"{TASKS[st.session_state['train.task']].what_to_watch}")
+st.markdown(tr("lt.watch", task=st.session_state["train.task"], text=tr(f"watch.{st.session_state['train.task']}")))
 
-st.subheader("Generation with a KV cache")
-st.markdown(
-    "A causal model generates one token at a time. Without a cache, every step recomputes keys and values "
-    "for the whole sequence; with one, each step computes them for the newest token only and reuses the rest. "
-    "The logits are the same; the work per token stops growing with the length.")
+st.subheader(tr("lt.kv"))
+st.markdown(tr("lt.kv_text"))
 trainer = st.session_state["train.trainer"]
 if trainer.config.causal:
     prompt = trainer.example.inputs[:, :4]
     n_new = trainer.config.seq_len - 4
     _, with_cache = generate(trainer.model, prompt, n_new, use_cache=True)
     _, without = generate(trainer.model, prompt, n_new, use_cache=False)
-    st.metric(f"max |logit difference| over {n_new} generated tokens (current model)",
-              f"{float((with_cache - without).abs().max()):.1e}")
+    st.metric(tr("lt.kv_metric", n=n_new), f"{float((with_cache - without).abs().max()):.1e}")
 else:
-    st.caption("The current task is bidirectional; the timing below uses a randomly initialised causal model.")
-show(kv_timing_figure(cache.kv_timing((16, 32, 64, 128, 256))), key="kv_timing")
-st.caption("Two layers, four heads, d_model = 64, batch of 1, best of 3 runs; CPU times on this server.")
+    st.caption(tr("lt.kv_bidirectional"))
+show(kv_timing_figure(cache.kv_timing((16, 32, 64, 128, 256)), lang=lang()), key="kv_timing")
+st.caption(tr("lt.kv_caption"))
 
 publish(PARAMS)

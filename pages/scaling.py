@@ -10,7 +10,7 @@ from explorer.figures.scaling import logit_histogram
 from explorer.ui import cache
 from explorer.ui.figure import show
 from explorer.ui.layout import explanation
-from explorer.ui.state import init_state, keep_shared_state
+from explorer.ui.state import init_state, keep_shared_state, lang, tr
 from explorer.ui.urlstate import Param, publish, restore
 
 D_CHOICES = [2 ** i for i in range(11)]
@@ -20,19 +20,15 @@ keep_shared_state()
 PARAMS = [Param("scale.d", "int", tuple(D_CHOICES)), Param("scale.n", "int", tuple(N_CHOICES)),
           Param("scale.seed", "int", lo=0, hi=9999)]
 restore(PARAMS, "scaling")
-st.title("Scaling by √d")
-st.markdown(
-    "**The question.** Why does attention compute softmax(q·k / √d) and not softmax(q·k)? For q and k "
-    "with independent N(0, 1) entries, q·k is a sum of d products of variance 1, so **Var(q·k) = d**: "
-    "the logits grow like √d, the softmax saturates towards one-hot, and its gradient vanishes.")
+st.title(tr("page.scaling"))
+st.markdown(tr("sc.question"))
 
 init_state({"scale.d": 128, "scale.n": 256, "scale.seed": 0})
 
 c1, c2, c3 = st.columns(3)
-c1.select_slider("Head dimension d for the histogram", D_CHOICES, key="scale.d")
-c2.select_slider("Queries = keys per d (n)", N_CHOICES, key="scale.n",
-                 help="n × n logits per d; larger is smoother and slower (32 to 512).")
-c3.number_input("Seed", 0, 9999, key="scale.seed", step=1)
+c1.select_slider(tr("sc.d"), D_CHOICES, key="scale.d")
+c2.select_slider(tr("sc.n"), N_CHOICES, key="scale.n", help=tr("sc.n_help"))
+c3.number_input(tr("ui.seed"), 0, 9999, key="scale.seed", step=1, help=tr("ui.seed_help"))
 d, n, seed = st.session_state["scale.d"], st.session_state["scale.n"], st.session_state["scale.seed"]
 
 try:
@@ -42,47 +38,35 @@ except ValueError as err:
     st.stop()
 un, sc = tables["unscaled"], tables["scaled"]
 row = un.set_index("d").loc[d]
-st.metric(f"Unscaled logit std at d = {d}", f"{row['logit_std']:.2f}", help=f"Theory: √d = {math.sqrt(d):.2f}.")
+st.metric(tr("sc.metric", d=d), f"{row['logit_std']:.2f}", help=tr("sc.metric_help", value=f"{math.sqrt(d):.2f}"))
 
 ds = un["d"].to_numpy()
-fig = lines(ds, {"unscaled q·k": un["logit_std"], "scaled q·k/√d": sc["logit_std"],
-                 "theory √d": np.sqrt(ds), "theory 1": np.ones_like(ds, dtype=float)},
-            "Logit standard deviation", "head dimension d (log scale)", "std of logits (log scale)",
-            log_x=True, log_y=True, mode="lines+markers",
-            dashes={"theory √d": "dot", "theory 1": "dot"}, colors={"theory √d": "#222", "theory 1": "#777"},
-            vlines=[(d, f"d = {d}")])
+unscaled, scaled, sqrt_d, one = tr("fig.unscaled"), tr("fig.scaled"), tr("sc.theory_sqrt"), tr("sc.theory_one")
+fig = lines(ds, {unscaled: un["logit_std"], scaled: sc["logit_std"], sqrt_d: np.sqrt(ds),
+                 one: np.ones_like(ds, dtype=float)},
+            tr("sc.std_title"), tr("sc.d_axis"), tr("sc.std_axis"), log_x=True, log_y=True, mode="lines+markers",
+            dashes={sqrt_d: "dot", one: "dot"}, colors={sqrt_d: "#222", one: "#777"}, vlines=[(d, f"d = {d}")])
 show(fig, key="std")
 
 left, right = st.columns(2)
 with left:
-    show(lines(ds, {"unscaled": un["max_weight"], "scaled": sc["max_weight"]},
-               "Softmax saturation: the largest weight", "head dimension d (log scale)",
-               "mean max weight (1 = one-hot)", log_x=True, mode="lines+markers",
-               height=380), key="max_weight")
+    show(lines(ds, {tr("sc.unscaled"): un["max_weight"], tr("sc.scaled"): sc["max_weight"]}, tr("sc.maxw_title"),
+               tr("sc.d_axis"), tr("sc.maxw_axis"), log_x=True, mode="lines+markers", height=380), key="max_weight")
 with right:
-    show(lines(ds, {"unscaled": un["entropy"], "scaled": sc["entropy"]}, "Entropy of the weights",
-               "head dimension d (log scale)", "mean row entropy (nats)", log_x=True, mode="lines+markers",
-               hlines=[(math.log(n), f"log n = {math.log(n):.2f} (uniform)")], height=380), key="entropy")
+    show(lines(ds, {tr("sc.unscaled"): un["entropy"], tr("sc.scaled"): sc["entropy"]}, tr("sc.entropy_title"),
+               tr("sc.d_axis"), tr("sc.entropy_axis"), log_x=True, mode="lines+markers",
+               hlines=[(math.log(n), tr("sc.log_n", value=f"{math.log(n):.2f}"))], height=380), key="entropy")
 
-show(lines(ds, {"unscaled": un["softmax_grad_norm"], "scaled": sc["softmax_grad_norm"]},
-           "How much gradient passes through the softmax", "head dimension d (log scale)",
-           "mean ‖∂softmax/∂logits‖ (Frobenius)", log_x=True, mode="lines+markers", height=380),
+show(lines(ds, {tr("sc.unscaled"): un["softmax_grad_norm"], tr("sc.scaled"): sc["softmax_grad_norm"]},
+           tr("sc.grad_title"), tr("sc.d_axis"), tr("sc.grad_axis"), log_x=True, mode="lines+markers", height=380),
      key="grad_norm")
-st.markdown(
-    "The Jacobian of the softmax, diag(p) − ppᵀ, is small for two reasons: near-uniform rows (every p "
-    "tiny) and near-one-hot rows (p ≈ 0 or 1). Unscaled, it rises at first as rows leave uniform, then falls "
-    "towards 0 as they saturate: the logits stop learning. Scaled, it stays at the same level for every d.")
+st.markdown(tr("sc.grad_text"))
 
 samples = cache.scaling_samples(d, seed)
-show(logit_histogram(samples["unscaled"], samples["scaled"], d), key="hist")
+show(logit_histogram(samples["unscaled"], samples["scaled"], d, lang=lang()), key="hist")
 
-with explanation("What to notice"):
-    st.markdown(
-        f"- Unscaled, the std follows √d: about {math.sqrt(128):.1f} at d = 128. Scaled, it stays at 1.\n"
-        "- Unscaled, by d ≈ 64 the typical row puts most of its weight on one key: the softmax has become a "
-        "hard max, and its gradient fades.\n"
-        "- Dividing by √d is the same as a softmax temperature τ = √d, and by the Softmax-is-a-kernel page, "
-        "a Gaussian kernel of width σ = √τ = d^¼ in q-k space.")
+with explanation("ui.what_to_notice"):
+    st.markdown(tr("sc.notice"))
     st.latex(r"\operatorname{Var}(q\cdot k) = \sum_{m=1}^{d}\operatorname{Var}(q_m k_m) = d"
              r"\quad\Rightarrow\quad \operatorname{std}\left(\frac{q\cdot k}{\sqrt d}\right) = 1")
 

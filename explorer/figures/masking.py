@@ -7,40 +7,44 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from ..i18n import t
 from .common import heatmap, heatmap_grid
 from .style import NORMAL, Style, figure
 
 
-def masked_marks(mask: np.ndarray, style: Style = NORMAL, showlegend: bool = True) -> dict:
+def masked_marks(mask: np.ndarray, style: Style = NORMAL, showlegend: bool = True, lang: str = "en") -> dict:
     """A red × on every masked cell of a heatmap (True = may attend)."""
     qi, kj = np.nonzero(~np.asarray(mask, dtype=bool))
-    return {"type": "scatter", "x": kj, "y": qi, "mode": "markers", "name": "masked (may not attend)",
+    return {"type": "scatter", "x": kj, "y": qi, "mode": "markers", "name": t("fig.masked", lang),
             "showlegend": showlegend, "hoverinfo": "skip",
             "marker": {"symbol": "x-thin", "size": 9 * style.marker_size / 6,
                        "line": {"width": 1.5, "color": "#ff4b4b"}, "color": "#ff4b4b"}}
 
 
 def masked_pair(left: np.ndarray, right: np.ndarray, mask: np.ndarray, titles: tuple[str, str],
-                style: Style = NORMAL) -> go.Figure:
+                style: Style = NORMAL, lang: str = "en") -> go.Figure:
     """Two weight heatmaps on one colour scale; masked cells crossed out."""
-    fig = heatmap_grid([left, right], list(titles), None, None,
-                       "Attention weights (rows: query position, columns: key position)",
-                       "key position j", "query position i", cols=2, style=style, height=430,
-                       extra_traces=[[masked_marks(mask, style)], [masked_marks(mask, style, False)]])
+    fig = heatmap_grid([left, right], list(titles), None, None, t("fig.mask_pair_title", lang),
+                       t("fig.key_pos", lang), t("fig.query_pos", lang), cols=2, style=style, height=430,
+                       colorbar_title=t("fig.weight", lang),
+                       extra_traces=[[masked_marks(mask, style, True, lang)], [masked_marks(mask, style, False, lang)]])
     fig.update_layout(showlegend=True, legend_y=-0.3, margin_b=120, height=fig.layout.height + 50)
     return fig
 
 
-def gradient_heatmap(grad: np.ndarray, mask: np.ndarray, title: str, style: Style = NORMAL) -> go.Figure:
+def gradient_heatmap(grad: np.ndarray, mask: np.ndarray, title: str, style: Style = NORMAL,
+                     lang: str = "en") -> go.Figure:
     lim = float(np.abs(grad).max()) or 1.0
-    return heatmap(grad, None, None, title, "key position j", "query position i", colorbar_title="gradient",
+    return heatmap(grad, None, None, title, t("fig.key_pos", lang), t("fig.query_pos", lang),
+                   colorbar_title=t("fig.gradient", lang),
                    colorscale="RdBu", zmin=-lim, zmax=lim, height=380, style=style,
                    extra_traces=[masked_marks(mask, style, False)])
 
 
-def leak_bars(modes: Sequence[str], leaks: Sequence[float], tol: float, style: Style = NORMAL) -> go.Figure:
+def leak_bars(modes: Sequence[str], leaks: Sequence[float], tol: float, style: Style = NORMAL,
+              lang: str = "en") -> go.Figure:
     colours = ["#2ca02c" if v < tol else "#d62728" for v in leaks]
     trace = {"type": "bar", "x": list(modes), "y": [max(v, 0.0) for v in leaks], "marker": {"color": colours},
              "text": [f"{v:.2g}" for v in leaks], "textposition": "outside", "showlegend": False}
-    return figure([trace], "Perturb the last key and value by +5: how much do outputs that must not see it move?",
-                  "masking mode", "max |change| of a blind query's output (value units)", style, height=360)
+    return figure([trace], t("fig.leak_title", lang), t("fig.leak_x", lang), t("fig.leak_y", lang), style,
+                  height=360)

@@ -8,51 +8,52 @@ import numpy as np
 import plotly.graph_objects as go
 import torch
 
+from ..i18n import t
 from ..kernels import get_kernel
 from .style import NORMAL, PALETTE, Line, Style, figure, line_trace
 
-X_LABEL = "x (input, arbitrary units)"
-Y_LABEL = "y (target, arbitrary units)"
-
 
 def data_traces(x: np.ndarray, y: np.ndarray, x_grid: np.ndarray, true_y: np.ndarray | None,
-                style: Style) -> list[dict]:
-    traces = [{"type": "scatter", "x": x, "y": y, "mode": "markers", "name": "training points",
+                style: Style, lang: str = "en") -> list[dict]:
+    traces = [{"type": "scatter", "x": x, "y": y, "mode": "markers", "name": t("fig.training_points", lang),
                "marker": {"size": style.marker_size, "color": "rgba(90,90,90,0.55)"}}]
     if true_y is not None:
-        traces.append(line_trace(x_grid, true_y, "true function", "black", style, dash="dash"))
+        traces.append(line_trace(x_grid, true_y, t("fig.true_function", lang), "black", style, dash="dash"))
     return traces
 
 
 def fit_figure(x: np.ndarray, y: np.ndarray, x_grid: np.ndarray, true_y: np.ndarray | None,
                estimates: Mapping[str, np.ndarray], title: str = "Nadaraya-Watson fit",
-               style: Style = NORMAL) -> go.Figure:
+               style: Style = NORMAL, lang: str = "en") -> go.Figure:
     """Training points, the noise-free function, and one line per estimate (NaN = undefined)."""
-    traces = data_traces(x, y, x_grid, true_y, style)
+    traces = data_traces(x, y, x_grid, true_y, style, lang)
     for i, (label, est) in enumerate(estimates.items()):
         traces.append(line_trace(x_grid, est, label, PALETTE[i % len(PALETTE)], style, connectgaps=False))
-    return figure(traces, title, X_LABEL, Y_LABEL, style)
+    return figure(traces, title, t("fig.x", lang), t("fig.y", lang), style)
 
 
-def kernel_shapes_figure(kernel_names: Sequence[str], style: Style = NORMAL) -> go.Figure:
+def kernel_shapes_figure(kernel_names: Sequence[str], style: Style = NORMAL, lang: str = "en") -> go.Figure:
     """K(u) on u in [-3, 3] for each kernel (profiles, K(0) = 1)."""
     u = torch.linspace(-3, 3, 601, dtype=torch.float64)
     traces = []
     for i, name in enumerate(kernel_names):
         k = get_kernel(name)
-        traces.append(line_trace(u.numpy(), k.profile(u).numpy(), k.display, PALETTE[i % len(PALETTE)], style))
-    return figure(traces, "Kernel profiles", "u = (x − xᵢ) / h (bandwidths)", "K(u)", style, height=320)
+        traces.append(line_trace(u.numpy(), k.profile(u).numpy(), t(f"kernel.{name}", lang),
+                                 PALETTE[i % len(PALETTE)], style))
+    return figure(traces, t("fig.kernel_profiles", lang), t("fig.u", lang), "K(u)", style, height=320)
 
 
 def loo_cv_figure(bandwidths: np.ndarray, scores: Mapping[str, np.ndarray], current: float,
-                  optimum: float | None, silverman: float | None, style: Style = NORMAL) -> go.Figure:
+                  optimum: float | None, silverman: float | None, style: Style = NORMAL,
+                  lang: str = "en") -> go.Figure:
     """Leave-one-out MSE against bandwidth (log axes) with the current/optimal/Silverman h marked."""
     traces = []
     for i, (label, s) in enumerate(scores.items()):
         s = np.where(np.isfinite(s), s, np.nan)
         traces.append(line_trace(bandwidths, s, label, PALETTE[i % len(PALETTE)], style, mode="lines+markers"))
-    marks = [("current h", current, "#444444", "solid"), ("LOO-CV optimum", optimum, "#2ca02c", "dash"),
-             ("Silverman", silverman, "#ff7f0e", "dot")]
+    marks = [(t("fig.current_h", lang), current, "#444444", "solid"),
+             (t("fig.loo_optimum", lang), optimum, "#2ca02c", "dash"),
+             (t("fig.silverman", lang), silverman, "#ff7f0e", "dot")]
     refs = []
     for label, value, colour, dash in marks:
         if value is None or not np.isfinite(value):
@@ -60,6 +61,6 @@ def loo_cv_figure(bandwidths: np.ndarray, scores: Mapping[str, np.ndarray], curr
         refs.append(Line(value, "", "x", colour, dash))
         traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines",
                        "name": f"{label} = {value:.3g}", "line": {"color": colour, "dash": dash}})
-    return figure(traces, "Leave-one-out cross-validation", "bandwidth h (units of x, log scale)",
-                  "LOO mean squared error (y units², log scale)", style, height=380, lines=refs,
+    return figure(traces, t("fig.loo_title", lang), t("fig.loo_x", lang), t("fig.loo_y", lang), style,
+                  height=380, lines=refs,
                   log_x=True, log_y=True)

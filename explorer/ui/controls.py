@@ -12,7 +12,7 @@ import streamlit as st
 from .._checks import positive_number
 from ..data import DATASETS, EXAMPLE_CSV, MAX_UPLOAD_ROWS, dataset_from_table, read_csv
 from ..kernels import KERNELS
-from .state import SHARED_DEFAULTS, init_state
+from .state import SHARED_DEFAULTS, init_state, tr
 from .urlstate import Param
 
 PRESETS = {"over-fit": 0.05, "good": 0.5, "over-smooth": 10.0}
@@ -53,18 +53,17 @@ def dataset_controls() -> tuple:
     init_state(SHARED_DEFAULTS)
     init_state({"data.last_valid": ("sine_mix", 200, 0.3, 0)})
     with st.sidebar:
-        st.subheader("Data")
-        st.selectbox("Dataset", [*DATASETS, UPLOAD], key="data.name",
-                     format_func=lambda k: "Your own CSV" if k == UPLOAD else DATASETS[k].display,
-                     help="Seeded toy datasets, or a CSV file of your own.")
+        st.subheader(tr("data.header"))
+        st.selectbox(tr("data.dataset"), [*DATASETS, UPLOAD], key="data.name",
+                     format_func=lambda k: tr("data.upload_option") if k == UPLOAD else tr(f"dataset.{k}"),
+                     help=tr("data.dataset_help"))
         if st.session_state["data.name"] == UPLOAD:
             return _upload_controls()
         spec = DATASETS[st.session_state["data.name"]]
         st.latex(spec.formula)
-        st.slider("Training points n", 10, 2000, key="data.n", step=10, help="From 10 to 2000 points.")
-        st.slider("Noise sd σ_ε", 0.0, 2.0, key="data.noise", step=0.05,
-                  help="Standard deviation of the Gaussian noise added to y (0 to 2).")
-        st.number_input("Seed", 0, 9999, key="data.seed", step=1, help="Same seed, same points (0 to 9999).")
+        st.slider(tr("data.n"), 10, 2000, key="data.n", step=10, help=tr("data.n_help"))
+        st.slider(tr("data.noise"), 0.0, 2.0, key="data.noise", step=0.05, help=tr("data.noise_help"))
+        st.number_input(tr("ui.seed"), 0, 9999, key="data.seed", step=1, help=tr("ui.seed_help"))
     ds = (st.session_state["data.name"], st.session_state["data.n"], st.session_state["data.noise"],
           st.session_state["data.seed"])
     st.session_state["data.last_valid"] = ds
@@ -73,15 +72,15 @@ def dataset_controls() -> tuple:
 
 def dataset_label(name: str) -> str:
     """How a dataset key reads in titles."""
-    return "your data" if name.startswith(UPLOAD) else DATASETS[name].display
+    return tr("data.your_data") if name.startswith(UPLOAD) else tr(f"dataset.{name}")
 
 
 def _upload_controls() -> tuple:
     """File uploader, column pickers and options; validates through ``explorer.data``."""
-    st.download_button("Download an example CSV", Path(EXAMPLE_CSV).read_bytes() if Path(EXAMPLE_CSV).exists()
+    st.download_button(tr("data.example"), Path(EXAMPLE_CSV).read_bytes() if Path(EXAMPLE_CSV).exists()
                        else b"", file_name="noisy_sine.csv", mime="text/csv", width="stretch")
-    upload = st.file_uploader("CSV file (header row, numeric columns)", type=["csv", "txt"], key="data.file",
-                              help=f"Up to {MAX_UPLOAD_ROWS:,} rows; the size limit is set in .streamlit/config.toml.")
+    upload = st.file_uploader(tr("data.file"), type=["csv", "txt"], key="data.file",
+                              help=tr("data.file_help", rows=f"{MAX_UPLOAD_ROWS:,}"))
     previous = st.session_state.get("data.uploaded")
     if upload is not None:
         try:
@@ -89,11 +88,11 @@ def _upload_controls() -> tuple:
             for key in ("data.x_col", "data.y_col"):          # columns of a previous file
                 if st.session_state.get(key) not in table.numeric:
                     st.session_state.pop(key, None)
-            x_col = st.selectbox("x column", table.numeric, index=0, key="data.x_col")
+            x_col = st.selectbox(tr("data.x_col"), table.numeric, index=0, key="data.x_col")
             rest = [c for c in table.numeric if c != x_col]
-            y_col = st.selectbox("y column", rest, index=0, key="data.y_col")
-            drop = st.checkbox("Drop rows with missing or non-finite values", key="data.drop")
-            standardise = st.checkbox("Standardise huge values (above 1e6)", value=True, key="data.standardise")
+            y_col = st.selectbox(tr("data.y_col"), rest, index=0, key="data.y_col")
+            drop = st.checkbox(tr("data.drop"), key="data.drop")
+            standardise = st.checkbox(tr("data.standardise"), value=True, key="data.standardise")
             ds, notes = dataset_from_table(table, x_col, y_col, drop, standardise)
             digest = hashlib.sha1(upload.getvalue() + repr((x_col, y_col, drop, standardise)).encode()).hexdigest()
             st.session_state["data.uploaded"] = {"sha": digest[:16], "x": ds.x, "y": ds.y,
@@ -104,10 +103,10 @@ def _upload_controls() -> tuple:
         except ValueError as err:
             st.error(str(err))
             if previous is not None:
-                st.caption("Still using the previous upload: " + previous["description"])
+                st.caption(tr("data.previous_upload", description=previous["description"]))
     current = st.session_state.get("data.uploaded")
     if current is None:
-        st.info("No usable upload yet: the pages keep showing the previous dataset.")
+        st.info(tr("data.no_upload"))
         return st.session_state["data.last_valid"]
     ds = (f"{UPLOAD}:{current['sha']}", len(current["x"]), 0.0, 0)
     st.session_state["data.last_valid"] = ds
@@ -117,17 +116,15 @@ def _upload_controls() -> tuple:
 def kernel_bandwidth_controls() -> None:
     """The kernel select box, the log-scale bandwidth slider and the three presets."""
     init_state(SHARED_DEFAULTS)
-    st.selectbox("Kernel", list(KERNELS), key="nw.kernel",
-                  format_func=lambda k: KERNELS[k].display)
+    st.selectbox(tr("nw.kernel"), list(KERNELS), key="nw.kernel", format_func=lambda k: tr(f"kernel.{k}"))
     st.session_state["nw.bandwidth"] = snap_bandwidth(st.session_state["nw.bandwidth"])
-    st.select_slider("Bandwidth h (log scale, 0.01 to 20)", options=BANDWIDTHS,
-                      key="nw.bandwidth", format_func=lambda v: f"{v:g}",
-                      help="Width of the kernel, in the units of x.")
-    st.caption("Presets: " + " · ".join(f"{v:g} {label}" for label, v in PRESETS.items()))
+    st.select_slider(tr("nw.bandwidth"), options=BANDWIDTHS, key="nw.bandwidth", format_func=lambda v: f"{v:g}",
+                     help=tr("nw.bandwidth_help"))
+    st.caption(tr("nw.presets"))
     cols = st.columns(len(PRESETS))
     for col, (label, value) in zip(cols, PRESETS.items(), strict=True):
-        col.button(f"h = {value:g}", on_click=_set_bandwidth, args=(value,), help=f"{label} (h = {value:g})",
-                   width="stretch", key=f"preset.{value}")
+        col.button(f"h = {value:g}", on_click=_set_bandwidth, args=(value,), width="stretch",
+                   help=f"{tr('nw.preset.' + label)} (h = {value:g})", key=f"preset.{value}")
     typed_bandwidth_control()
 
 
@@ -138,8 +135,8 @@ def _typed_bandwidth() -> None:
         if h < BANDWIDTHS[0]:
             raise ValueError(f"bandwidth must be at least {BANDWIDTHS[0]:g}, got {h:g}.")
     except ValueError as err:
-        st.session_state["nw.typed_error"] = (f"{err} Type a number from {BANDWIDTHS[0]:g} to {BANDWIDTHS[-1]:g}; "
-                                              "the bandwidth stays at its previous value.")
+        st.session_state["nw.typed_error"] = tr("nw.typed_error", error=str(err), lo=f"{BANDWIDTHS[0]:g}",
+                                                hi=f"{BANDWIDTHS[-1]:g}")
         return
     st.session_state["nw.typed_error"] = None
     st.session_state["nw.bandwidth"] = snap_bandwidth(h)
@@ -147,8 +144,8 @@ def _typed_bandwidth() -> None:
 
 def typed_bandwidth_control() -> None:
     """A text box for typing a bandwidth; bad input gets one sentence and changes nothing."""
-    st.text_input("…or type a bandwidth", key="nw.typed", on_change=_typed_bandwidth, placeholder="e.g. 0.3",
-                  help=f"A number from {BANDWIDTHS[0]:g} to {BANDWIDTHS[-1]:g}, snapped to the slider's grid.")
+    st.text_input(tr("nw.typed"), key="nw.typed", on_change=_typed_bandwidth, placeholder="0.3",
+                  help=tr("nw.typed_help", lo=f"{BANDWIDTHS[0]:g}", hi=f"{BANDWIDTHS[-1]:g}"))
     if st.session_state.get("nw.typed_error"):
         st.error(st.session_state["nw.typed_error"])
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ..export import MIME, image_formats_available, to_bytes
 from ..figures.style import LECTURE, NORMAL, restyle
-from .state import lecture_mode
+from .state import lecture_mode, tr
 
 
 def show(fig, key: str) -> None:
@@ -20,11 +20,11 @@ def show(fig, key: str) -> None:
 
 def export_control(fig, name: str) -> None:
     """PNG, SVG, offline HTML and CSV downloads; the bytes are made only when a button is clicked."""
-    with st.popover("Export", icon=":material/download:"):
+    with st.popover(tr("ui.export"), icon=":material/download:"):
         formats = ["png", "svg", "html", "csv"] if image_formats_available(fig) else ["html", "csv"]
         cols = st.columns(len(formats))
         for col, fmt in zip(cols, formats, strict=True):
             col.download_button(fmt.upper(), data=lambda fmt=fmt: to_bytes(fig, fmt), file_name=f"{name}.{fmt}",
                                 mime=MIME[fmt], on_click="ignore", key=f"export.{name}.{fmt}", width="stretch")
         if "png" not in formats:
-            st.caption("PNG and SVG need Chrome or Chromium on the server (set BROWSER_PATH to one).")
+            st.caption(tr("ui.export_no_browser"))

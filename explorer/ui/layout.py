@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .state import lecture_mode
+from .state import lecture_mode, tr
 
 
-def explanation(title: str):
-    """A titled block of explanation: a section normally, a collapsed expander in lecture mode."""
+def explanation(key: str):
+    """A titled block of explanation (title = UI text ``key``): a section normally, a collapsed expander
+    in lecture mode."""
+    title = tr(key)
     if lecture_mode():
         return st.expander(title, expanded=False)
     box = st.container()

@@ -11,6 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+from ..i18n import LANGUAGES, t
 
 SHARED_DEFAULTS: dict[str, Any] = {
     "data.name": "sine_mix",
@@ -33,6 +36,16 @@ def lecture_mode() -> bool:
     return bool(st.session_state.get("ui.lecture", False))
 
 
+def lang() -> str:
+    """The session's UI language (``en`` or ``zh``)."""
+    return st.session_state.get("ui.lang", "en")
+
+
+def tr(key: str, **values) -> str:
+    """UI text in the session's language."""
+    return t(key, lang(), **values)
+
+
 def keep_shared_state() -> None:
     """Initialise the cross-page keys and stop Streamlit from dropping them between pages.
 
@@ -42,5 +55,11 @@ def keep_shared_state() -> None:
     init_state(SHARED_DEFAULTS)
     if "ui.lecture" not in st.session_state:             # ?lecture=1 turns lecture mode on
         st.session_state["ui.lecture"] = st.query_params.get("lecture", "0") in ("1", "true", "yes")
-    for key in (*SHARED_DEFAULTS, "ui.lecture"):
-        st.session_state[key] = st.session_state[key]
+    if "ui.lang" not in st.session_state:                # ?lang=zh switches to Chinese
+        st.session_state["ui.lang"] = st.query_params.get("lang", "en") if st.query_params.get("lang") in LANGUAGES \
+            else "en"
+    for key in (*SHARED_DEFAULTS, "ui.lecture", "ui.lang"):
+        try:
+            st.session_state[key] = st.session_state[key]
+        except StreamlitAPIException:       # its widget is already drawn in this run (app.py's sidebar)
+            pass

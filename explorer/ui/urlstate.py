@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from .state import tr
+
 
 @dataclass(frozen=True)
 class Param:
@@ -76,8 +78,7 @@ def restore(params: Sequence[Param], page: str) -> None:
         except (ValueError, TypeError):
             ignored.append(f"{p.key}={raw}")
     if ignored:
-        st.warning(f"Ignored link values that are malformed or out of range ({', '.join(ignored)}): using the "
-                   "defaults for those.")
+        st.warning(tr("ui.url_ignored", bad=", ".join(ignored)))
 
 
 def publish(params: Sequence[Param]) -> None:
@@ -85,5 +86,7 @@ def publish(params: Sequence[Param]) -> None:
     values = {p.key: p.dump(st.session_state[p.key]) for p in params if p.key in st.session_state}
     if st.session_state.get("ui.lecture"):
         values["lecture"] = "1"
+    if st.session_state.get("ui.lang", "en") != "en":
+        values["lang"] = st.session_state["ui.lang"]
     if dict(st.query_params) != values:
         st.query_params.from_dict(values)

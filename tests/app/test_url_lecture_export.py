@@ -2,6 +2,8 @@
 
 import csv
 import io
+import json
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -126,3 +128,30 @@ def test_altair_charts_export_through_vl_convert():
 def test_unknown_format_is_refused():
     with pytest.raises(ValueError, match="format must be one of"):
         to_bytes(sample_figures()[0], "pdf")
+
+
+@pytest.mark.parametrize("name", list(LINKS))
+def test_every_page_renders_in_chinese_and_lecture_mode(name):
+    at = open_with(name, {"lang": "zh", "lecture": "1"})
+    assert_clean(at)
+    assert at.session_state["ui.lang"] == "zh"
+    title = at.title[0].value
+    assert re.search(r"[\u4e00-\u9fff]", title), title
+    assert url_value(at, "lang") == "zh"
+    specs = " ".join(json.dumps(json.loads(el.proto.spec), ensure_ascii=False) for el in at.get("plotly_chart"))
+    assert re.search(r"[\u4e00-\u9fff]", specs)                             # axis titles/legends translated
+
+
+@pytest.mark.parametrize("query, title", [({}, "Kernel regression"), ({"lang": "zh", "lecture": "1"}, "核回归")])
+def test_the_whole_app_runs_with_its_sidebar(query, title):
+    """app.py draws the language and lecture widgets before the page runs: the page must not touch them."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert_clean(at)
+    assert at.title[0].value == title
+    if not query:
+        at.toggle(key="ui.lecture").set_value(True).run()
+        assert_clean(at)
+        assert at.session_state["ui.lecture"] is True

@@ -116,3 +116,18 @@ def test_live_training_runs_and_pauses(page, server_url):
     assert page.locator('[data-testid="stException"]').count() == 0
     page.evaluate("document.fonts.ready")
     page.screenshot(path=str(ARTIFACTS / "live_training_paused.png"), full_page=True)
+
+
+def test_chinese_lecture_mode_and_the_export_control(page, server_url):
+    page.goto(server_url + "/?lang=zh&lecture=1")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    assert "核回归" in page.locator('[data-testid="stMain"] h1').first.inner_text()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.evaluate("document.fonts.ready")
+    page.screenshot(path=str(ARTIFACTS / "kernel_regression_zh_lecture.png"), full_page=True)
+    page.get_by_role("button", name=re.compile("导出")).first.click()
+    popover = page.locator('[data-testid="stPopoverBody"]')
+    popover.wait_for()
+    labels = popover.locator("button").all_inner_texts()
+    assert {"PNG", "SVG", "HTML", "CSV"} <= {label.strip() for label in labels}

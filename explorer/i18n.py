@@ -1,0 +1,841 @@
+"""Every piece of UI text, in English and 中文: one dictionary per language, in this one place.
+
+``t(key, lang, **values)`` looks a key up and fills ``{placeholders}``. Formulas stay LaTeX in the
+pages. A test fails when a key exists in one language and not the other.
+"""
+
+from __future__ import annotations
+
+LANGUAGES = {"en": "English", "zh": "中文"}
+
+EN: dict[str, str] = {
+    # --- app and shared controls
+    "app.title": "Attention Explorer",
+    "nav.kernels": "Kernel regression",
+    "nav.attention": "Attention",
+    "nav.transformers": "Transformers",
+    "page.kernel_regression": "Kernel regression",
+    "page.attention_heatmap": "Attention heatmap",
+    "page.softmax_kernel": "Softmax is a kernel",
+    "page.masking": "Masking",
+    "page.scaling": "Scaling by √d",
+    "page.live_training": "Live training",
+    "ui.language": "Language",
+    "ui.lecture": "Lecture mode",
+    "ui.lecture_help": "Larger fonts, thicker lines and markers in every figure (exports too); explanations fold "
+                       "into expanders. Also ?lecture=1 in the URL.",
+    "ui.device": "Compute device: **{device}**",
+    "ui.export": "Export",
+    "ui.export_no_browser": "PNG and SVG need Chrome or Chromium on the server (set BROWSER_PATH to one).",
+    "ui.url_ignored": "Ignored link values that are malformed or out of range ({bad}): using the defaults for those.",
+    "ui.what_to_notice": "What to notice",
+    "ui.formula": "The formula",
+    "ui.seed": "Seed",
+    "ui.seed_help": "Same seed, same numbers (0 to 9999).",
+    "data.header": "Data",
+    "data.dataset": "Dataset",
+    "data.dataset_help": "Seeded toy datasets, or a CSV file of your own.",
+    "data.upload_option": "Your own CSV",
+    "data.n": "Training points n",
+    "data.n_help": "From 10 to 2000 points.",
+    "data.noise": "Noise sd σ_ε",
+    "data.noise_help": "Standard deviation of the Gaussian noise added to y (0 to 2).",
+    "data.example": "Download an example CSV",
+    "data.file": "CSV file (header row, numeric columns)",
+    "data.file_help": "Up to {rows} rows; the size limit is set in .streamlit/config.toml.",
+    "data.x_col": "x column",
+    "data.y_col": "y column",
+    "data.drop": "Drop rows with missing or non-finite values",
+    "data.standardise": "Standardise huge values (above 1e6)",
+    "data.previous_upload": "Still using the previous upload: {description}",
+    "data.no_upload": "No usable upload yet: the pages keep showing the previous dataset.",
+    "data.your_data": "your data",
+    "dataset.sine_mix": "Sine mix",
+    "dataset.d2l": "D2L 11.2",
+    "kernel.gaussian": "Gaussian",
+    "kernel.boxcar": "Boxcar",
+    "kernel.constant": "Constant",
+    "kernel.epanechnikov": "Epanechnikov",
+    "kernel.triangular": "Triangular",
+    "kernel.laplace": "Laplace",
+    "nw.kernel": "Kernel",
+    "nw.bandwidth": "Bandwidth h (log scale, 0.01 to 20)",
+    "nw.bandwidth_help": "Width of the kernel, in the units of x.",
+    "nw.presets": "Presets: 0.05 over-fit · 0.5 good · 10 over-smooth",
+    "nw.preset.over-fit": "over-fit",
+    "nw.preset.good": "good",
+    "nw.preset.over-smooth": "over-smooth",
+    "nw.typed": "…or type a bandwidth",
+    "nw.typed_help": "A number from {lo} to {hi}, snapped to the slider's grid.",
+    "nw.typed_error": "{error} Type a number from {lo} to {hi}; the bandwidth stays at its previous value.",
+    # --- figures
+    "fig.x": "x (input, arbitrary units)",
+    "fig.y": "y (target, arbitrary units)",
+    "fig.training_points": "training points",
+    "fig.true_function": "true function",
+    "fig.kernel_profiles": "Kernel profiles",
+    "fig.u": "u = (x − xᵢ) / h (bandwidths)",
+    "fig.loo_title": "Leave-one-out cross-validation",
+    "fig.loo_x": "bandwidth h (units of x, log scale)",
+    "fig.loo_y": "LOO mean squared error (y units², log scale)",
+    "fig.current_h": "current h",
+    "fig.loo_optimum": "LOO-CV optimum",
+    "fig.silverman": "Silverman",
+    "fig.weight": "weight",
+    "fig.weights_of_query": "Weights of the query x = {x}",
+    "fig.undefined": " (no training point within h: undefined)",
+    "fig.points_by_weight": "training points (size, colour = weight)",
+    "fig.estimate": "estimate = {value}",
+    "fig.masked": "masked (may not attend)",
+    "fig.mask_pair_title": "Attention weights (rows: query position, columns: key position)",
+    "fig.key_pos": "key position j",
+    "fig.query_pos": "query position i",
+    "fig.gradient": "gradient",
+    "fig.leak_title": "Perturb the last key and value by +5: how much do outputs that must not see it move?",
+    "fig.leak_x": "masking mode",
+    "fig.leak_y": "max |change| of a blind query's output (value units)",
+    "fig.hist_title": "Logits at d = {d} ({n} samples)",
+    "fig.logit_value": "logit value",
+    "fig.density": "probability density",
+    "fig.unscaled": "unscaled q·k",
+    "fig.scaled": "scaled q·k/√d",
+    "fig.loss_ce": "Training loss (cross-entropy) and accuracy",
+    "fig.loss_mse": "Training loss (MSE)",
+    "fig.loss_ce_y": "loss (nats) · accuracy (fraction)",
+    "fig.loss_mse_y": "MSE (y units²)",
+    "fig.loss": "loss",
+    "fig.accuracy": "accuracy",
+    "fig.step": "step",
+    "fig.entropy_title": "Per-head attention entropy (mean over queries)",
+    "fig.entropy_nats": "entropy (nats)",
+    "fig.layer_head": "layer {layer}, head {head}",
+    "fig.log_t": "log T = {value} (uniform over all T keys)",
+    "fig.collapse_line": "0.1 nats: collapse threshold",
+    "fig.maps_title": "Attention maps on a fixed held-out example",
+    "fig.key_position": "key position",
+    "fig.query_position": "query position",
+    "fig.icl_title": "In-context regression on the held-out example",
+    "fig.context": "context (xᵢ, yᵢ)",
+    "fig.prediction": "model's prediction",
+    "fig.kv_title": "Time per generated token",
+    "fig.kv_x": "sequence length (tokens)",
+    "fig.kv_y": "milliseconds per token",
+    "fig.with_cache": "with KV cache",
+    "fig.no_cache": "recompute everything",
+    # --- Kernel regression page
+    "kr.question": "**The question.** Attention started as a smoother: to predict y at a query x, average the "
+                   "training targets, weighting each by how close its input is to the query. How much does the "
+                   "answer depend on the kernel and, above all, on its width h?",
+    "kr.compare": "Compare with other kernels",
+    "kr.overlay": "Overlay several bandwidths",
+    "kr.overlay_h": "Bandwidths to overlay",
+    "kr.fit_title": "NW fit on {dataset}",
+    "kr.readout": "**{label}**: MSE against the true function = {mse} (y units²)",
+    "kr.readout_upload": "**{label}**: uploaded data has no known true function; see the leave-one-out error below",
+    "kr.undefined": "; undefined at {n} of {m} query points: no training point lies within h of them, so the "
+                    "{kernel} kernel gives every point weight 0 and the average is 0/0",
+    "kr.kernels": "The kernels",
+    "kr.loo_header": "Choosing h by leave-one-out cross-validation",
+    "kr.loo_text": "Predict each training point from all the others and average the squared errors. Too small "
+                   "an h chases the noise; too large an h flattens the curve. For compact kernels very small h "
+                   "leave some point with no neighbour at all: those bandwidths have no score.",
+    "kr.optimum": "LOO-CV optimum",
+    "kr.use_optimum": "Use the optimum (h ≈ {h})",
+    "kr.silverman": "Silverman's rule",
+    "kr.use_silverman": "Use Silverman's h ≈ {h}",
+    "kr.snap": "Buttons snap to the slider's grid (40 steps per decade, within 3 % of the exact value).",
+    "kr.notice_first": "- On this data, with the {kernel} kernel, the error against the true function is {errors}; "
+                       "leave-one-out picks h ≈ {h}.\n",
+    "kr.notice_error": "**{mse}** at h = {h}",
+    "kr.notice_first_upload": "- On your data leave-one-out picks h ≈ {h}.\n",
+    "kr.notice": "- Small h follows the noise (low bias, high variance); large h averages almost everything and "
+                 "the estimate tends to the mean of y (high bias). With 40 noisy points (the D2L dataset) "
+                 "h = 0.05 over-fits badly and 0.5 is near the optimum; with 200 points the optimum is narrower: "
+                 "more data lets a narrower kernel average enough points.\n"
+                 "- The estimate is a weighted **average** of the y values, so it never leaves [min y, max y].\n"
+                 "- Compact kernels (boxcar, Epanechnikov, triangular) have no estimate where no training point "
+                 "lies within h of the query; the Gaussian and Laplace kernels always give one.\n"
+                 "- Silverman's rule is built for density estimation, not regression: compare it with the "
+                 "LOO-CV optimum.",
+    "kr.formula_text": "With the Gaussian kernel the weights are a softmax over the training points: query x, "
+                       "keys xᵢ, values yᵢ. That is attention.",
+    # --- Attention heatmap page
+    "ah.question": "**The question.** Kernel regression is attention with queries = the x where we predict, "
+                   "keys = the training inputs, values = the training targets. What does the whole attention "
+                   "matrix look like, and how does the bandwidth shape it?",
+    "ah.n_queries": "Number of queries M",
+    "ah.n_queries_help": "Evenly spaced query points over the data range (10 to 1000).",
+    "ah.heat_title": "NW weights α(x, xᵢ): {kernel}, h = {h}",
+    "ah.key_axis": "key: training input xᵢ (sorted)",
+    "ah.query_axis": "query x (sorted)",
+    "ah.size": "{m} queries × {n} keys = {cells} weights.",
+    "ah.downsampled": " The picture is block-averaged {factor}× along each axis to stay under {limit} cells; every "
+                      "number on this page uses the full matrix.",
+    "ah.one_query": "One query",
+    "ah.query_pos": "Query position (fraction of the x range, 0 = left end, 1 = right end)",
+    "ah.entropy_title": "Entropy of each query's weights",
+    "ah.entropy_series": "row entropy H(x)",
+    "ah.query_x": "query x (input units)",
+    "ah.log_n": "log N = {value} (uniform)",
+    "ah.one_hot": "0 (one-hot)",
+    "ah.picked": "picked query",
+    "ah.row_text": "Query x = {x}: the largest weight is **{wmax}**, {n_big} of {n} training points get more than "
+                   "1 %, entropy **{h}** nats (uniform would be {log_n}).",
+    "ah.sweep": "Bandwidth sweep",
+    "ah.sweep_pick": "Bandwidths to compare",
+    "ah.sweep_title": "{kernel} kernel: one colour scale for all panels",
+    "ah.key_short": "key xᵢ",
+    "ah.query_short": "query x",
+    "ah.notice": "- Each row is one query's attention: non-negative and summing to 1 (or all zero where a "
+                 "compact kernel finds no training point within h: that query has no estimate).\n"
+                 "- Keys and queries are both sorted, so a local kernel draws a **diagonal band**: each query "
+                 "attends to the training inputs near it. The band's width is the bandwidth.\n"
+                 "- Small h: a thin, bright band (near one-hot rows, entropy near 0, the fit follows the noise). "
+                 "Large h: a flat, dim matrix (near-uniform rows, entropy near log N, the fit flattens to the "
+                 "mean).\n"
+                 "- Entropy drops near the ends of the x range: a query there has neighbours on one side only, "
+                 "so fewer training points share its weight.",
+    # --- Softmax is a kernel page
+    "sk.question": "**The question.** Is dot-product attention really Gaussian kernel regression in disguise? "
+                   "Expand the square and see exactly when:",
+    "sk.explain": "The **q factor** is the same for every key, so it cancels in the softmax over keys. The "
+                  "**k factor** does not. Hence dot-product attention at temperature τ equals Gaussian-kernel "
+                  "attention with **σ² = τ**, i.e. **σ = √τ** (σ = d^¼ at the usual τ = √d), **exactly when all "
+                  "keys have the same norm**; otherwise the two differ by a per-key logit bias −‖kⱼ‖²/(2τ). The "
+                  "value σ = √(d/2) (or √(τ/2)) that is often quoted is wrong: it makes the Gaussian twice as "
+                  "sharp.",
+    "sk.d": "Head dimension d",
+    "sk.d_help": "1 to 256.",
+    "sk.n_keys": "Number of keys N",
+    "sk.n_keys_help": "2 to 128 (16 queries).",
+    "sk.spread": "Key-norm spread",
+    "sk.spread_help": "0 puts every key on the sphere of radius √d; larger values spread the norms log-normally "
+                      "(norm = √d·exp(spread·z)).",
+    "sk.tau_sqrt_d": "Use the usual τ = √d",
+    "sk.tau": "Temperature τ (log scale)",
+    "sk.side": "Side by side",
+    "sk.side_title": "Attention weights of 16 random queries (rows) over the keys (columns)",
+    "sk.dot_title": "dot-product, τ = {tau}",
+    "sk.gauss_title": "Gaussian kernel, σ = √τ = {sigma}",
+    "sk.key_j": "key index j",
+    "sk.query_i": "query index i",
+    "sk.max_diff": "max |dot − Gaussian|",
+    "sk.max_diff_corrected": "max |dot + bias − Gaussian|",
+    "sk.bias_help": "Adding −‖kⱼ‖²/(2τ) to the dot-product logits.",
+    "sk.norms": "key norms (min – max)",
+    "sk.equal": "All keys have norm √d = {r}: the two weight matrices agree to {diff}, i.e. to rounding.",
+    "sk.unequal": "Key norms differ, so the weights differ by up to {diff}; with the per-key bias −‖kⱼ‖²/(2τ) added "
+                  "to the logits they agree again to {fixed}.",
+    "sk.gap_title": "The gap opens as soon as key norms differ",
+    "sk.gap_x": "key-norm spread (0 = all keys on a sphere)",
+    "sk.gap_y": "max absolute weight difference (log)",
+    "sk.current": "current",
+    "sk.temperature": "Temperature is a bandwidth",
+    "sk.entropy_frac": "mean entropy ÷ log N",
+    "sk.max_weight": "mean max weight",
+    "sk.tau_title": "Dot-product attention as τ sweeps",
+    "sk.tau_x": "temperature τ (log scale)",
+    "sk.fraction": "fraction (0 to 1)",
+    "sk.h_title": "NW weights on the data as h sweeps",
+    "sk.temp_text": "Small τ (small h): each query puts nearly all its weight on one key (spiky, entropy → 0). "
+                    "Large τ (large h): the weights flatten to uniform (entropy → log N). The temperature plays "
+                    "the role of h² for the Gaussian kernel: σ = √τ.",
+    "sk.topk": "Top-k sparse attention",
+    "sk.k_top": "Keys kept per query k_top",
+    "sk.k_top_help": "1 to N = {n}. k_top = N is dense attention.",
+    "sk.topk_out": "max |output − dense output|",
+    "sk.topk_w": "mean L1 weight error",
+    "sk.topk_title": "Error of top-k vs dense attention",
+    "sk.topk_x": "keys kept per query k_top",
+    "sk.topk_y": "error (value units; log scale)",
+    "sk.topk_heat": "Top-{k} weights (zero off the kept keys)",
+    "sk.topk_text": "Keeping {k} of {n} keys per query keeps **{kept}** of dense attention's weight before "
+                    "renormalising. Top-k takes each query's largest logits, softmaxes them, and sums the values "
+                    "**gathered at those keys**; at k_top = N it is dense attention exactly.",
+    "sk.learned": "Learning the bandwidth",
+    "sk.loo": "leave-one-out",
+    "sk.sees_itself": "each point sees itself",
+    "sk.h_gd_title": "Bandwidth during gradient descent on log h",
+    "sk.adam_step": "Adam step",
+    "sk.h_axis": "bandwidth h (units of x, log scale)",
+    "sk.grid_optimum": "LOO-CV grid optimum {h}",
+    "sk.train_loss": "Training loss",
+    "sk.mse_axis": "mean squared error (y units², log scale)",
+    "sk.learned_text": "With leave-one-out the learned h ends at **{h_loo}**, next to the LOO-CV optimum {h_opt}. "
+                       "Without it h falls to **{h_self}** and keeps falling: the training loss rewards a point for "
+                       "predicting itself, and as h → 0 its own weight → 1 and its error → 0. (Fitted on {n} "
+                       "points.)",
+    "sk.param": "A parametric attention layer",
+    "sk.hidden": "Hidden units",
+    "sk.hidden_help": "1 to 16.",
+    "sk.learned_layer": "learned attention layer",
+    "sk.gauss_h": "Gaussian kernel, h = {h}",
+    "sk.rows_title": "Weight rows of three queries",
+    "sk.query": "query",
+    "sk.nw_gauss": "NW, Gaussian, h = {h}",
+    "sk.fits": "Fits",
+    "sk.param_text": "The layer embeds x as [x, x², 1] (standardised) and learns W_q, W_k, W_v and an output map, "
+                     "trained with leave-one-out so it cannot copy each point's own target. Because "
+                     "−(x − xᵢ)²/(2h²) = x·xᵢ/h² − xᵢ²/(2h²) + (a term in x alone), q·k over these features can "
+                     "express the Gaussian kernel exactly, and the learned rows are local bumps like the kernel's.",
+    "sk.notice": "- At spread 0 the two heatmaps are identical to ~1e-16; raise the spread and they differ, but "
+                 "adding the bias −‖kⱼ‖²/(2τ) restores equality.\n"
+                 "- σ = √τ: doubling the temperature widens the equivalent Gaussian by √2.\n"
+                 "- Dot-product attention prefers long keys (the k factor): that is the bias a Gaussian kernel "
+                 "removes.\n"
+                 "- A small h and a small τ do the same thing to the weights: spiky, low-entropy rows.",
+    # --- Masking page
+    "mk.question": "**The question.** A causal model must not let position i look at positions after i; a padded "
+                   "batch must not attend to padding. Where exactly does the mask go? **Before the softmax**: set "
+                   "the masked logits to −∞, so they get weight exactly 0 and take no part in the normaliser. "
+                   "Below, that correct version (\"pre\") runs next to the mistakes people make.",
+    "mk.length": "Sequence length L",
+    "mk.length_help": "2 to 32 positions.",
+    "mk.d": "Head dimension d",
+    "mk.d_help": "1 to 256.",
+    "mk.mask": "Mask",
+    "mk.valid": "Valid length (padding: keys from here on are padding)",
+    "mk.valid_help": "0 to L = {n}.",
+    "mk.wrong": "Incorrect mode to compare",
+    "mk.pre_correct": "pre (correct)",
+    "mk.verdicts": "Verdicts",
+    "mk.v_sdpa": "matches SDPA",
+    "mk.v_sdpa_diff": "differs from SDPA by up to {diff}",
+    "mk.v_rows": "rows sum to {mean} on average (lowest {low})",
+    "mk.v_mass": "puts weight {mass} (summed over rows) on masked cells",
+    "mk.v_leak": "**leaks**: perturbing the last key changes outputs that must not see it by {leak}",
+    "mk.v_no_leak": "no leak",
+    "mk.v_grad": "gradient reaches masked logits (up to {g})",
+    "mk.rows_header": "Row sums and output size",
+    "mk.rows_title": "Sum of each query's weights",
+    "mk.rows_y": "row sum (1 = a proper average)",
+    "mk.norm_title": "Size of each query's output",
+    "mk.norm_y": "‖output‖ (value units)",
+    "mk.rows_text": "\"post\" zeroes masked weights after normalising, so each row sums to less than 1 and the "
+                    "output shrinks towards 0, most for early positions in a causal mask (they lose the most "
+                    "keys). The masked keys still sat in the normaliser: change a future key and the weights of "
+                    "the past change.",
+    "mk.leak_header": "Leakage probe",
+    "mk.leak_caption": "Green: no output that may not see the last position changes (beyond rounding). Red: "
+                       "information from a masked position reaches the output.",
+    "mk.grad_header": "Gradients",
+    "mk.grad_text": "A fixed loss Σ output·G (G random) is backpropagated through each mode. The heatmap shows "
+                    "∂loss/∂logits for the chosen incorrect mode; red × marks masked cells.",
+    "mk.grad_title": "∂loss/∂logits, {mode}",
+    "mk.grad_masked": "max |grad| on masked logits",
+    "mk.grad_diff": "max |grad − grad of pre|",
+    "mk.grad_notes": "- **pre**: masked logits are −∞ constants, so no gradient reaches them.\n"
+                     "- **post**: gradient flows into masked logits through the normaliser: training would tune "
+                     "the future.\n"
+                     "- **post_renorm**: the masked terms cancel between the softmax and the renormalisation, so "
+                     "the forward pass and the gradient equal \"pre\" up to rounding. It still computes the masked "
+                     "exponentials and fails numerically when masked logits dominate: in float32, with masked "
+                     "logits 120 above the allowed ones, \"pre\" rows sum to {pre} while \"post_renorm\" rows sum "
+                     "to {renorm} (every allowed weight underflowed before renormalising).\n"
+                     "- **multiply_logits**: masked logits become 0, not −∞: masked keys keep weight e⁰ relative "
+                     "to the rest and their values flow straight into the output. Its gradient on the masked "
+                     "logits is 0 (they were multiplied by 0), which hides the bug.",
+    "mk.notice": "- Only \"pre\" matches torch's `scaled_dot_product_attention` with the same mask.\n"
+                 "- A fully masked row (valid length 0) gives zero weights and zero output in \"pre\", never NaN.\n"
+                 "- The causal mask's upper triangle is exactly 0 in \"pre\"; \"multiply_logits\" fills it.\n"
+                 "- Errors in masking are silent: every mode returns numbers of the right shape.",
+    "masktype.causal": "causal",
+    "masktype.padding": "padding",
+    "masktype.causal + padding": "causal + padding",
+    "mode.pre": "mask before softmax (−∞ on masked logits): correct",
+    "mode.post": "softmax, then zero masked weights: rows sum to < 1, future keys leak",
+    "mode.post_renorm": "softmax, zero masked weights, renormalise: equals 'pre' going forward",
+    "mode.multiply_logits": "multiply logits by the 0/1 mask: masked logits become 0, not −∞",
+    # --- Scaling page
+    "sc.question": "**The question.** Why does attention compute softmax(q·k / √d) and not softmax(q·k)? For q and "
+                   "k with independent N(0, 1) entries, q·k is a sum of d products of variance 1, so "
+                   "**Var(q·k) = d**: the logits grow like √d, the softmax saturates towards one-hot, and its "
+                   "gradient vanishes.",
+    "sc.d": "Head dimension d for the histogram",
+    "sc.n": "Queries = keys per d (n)",
+    "sc.n_help": "n × n logits per d; larger is smoother and slower (32 to 512).",
+    "sc.metric": "Unscaled logit std at d = {d}",
+    "sc.metric_help": "Theory: √d = {value}.",
+    "sc.std_title": "Logit standard deviation",
+    "sc.d_axis": "head dimension d (log scale)",
+    "sc.std_axis": "std of logits (log scale)",
+    "sc.theory_sqrt": "theory √d",
+    "sc.theory_one": "theory 1",
+    "sc.unscaled": "unscaled",
+    "sc.scaled": "scaled",
+    "sc.maxw_title": "Softmax saturation: the largest weight",
+    "sc.maxw_axis": "mean max weight (1 = one-hot)",
+    "sc.entropy_title": "Entropy of the weights",
+    "sc.entropy_axis": "mean row entropy (nats)",
+    "sc.log_n": "log n = {value} (uniform)",
+    "sc.grad_title": "How much gradient passes through the softmax",
+    "sc.grad_axis": "mean ‖∂softmax/∂logits‖ (Frobenius)",
+    "sc.grad_text": "The Jacobian of the softmax, diag(p) − ppᵀ, is small for two reasons: near-uniform rows (every "
+                    "p tiny) and near-one-hot rows (p ≈ 0 or 1). Unscaled, it rises at first as rows leave uniform, "
+                    "then falls towards 0 as they saturate: the logits stop learning. Scaled, it stays at the same "
+                    "level for every d.",
+    "sc.notice": "- Unscaled, the std follows √d: about 11.3 at d = 128. Scaled, it stays at 1.\n"
+                 "- Unscaled, by d ≈ 64 the typical row puts most of its weight on one key: the softmax has become "
+                 "a hard max, and its gradient fades.\n"
+                 "- Dividing by √d is the same as a softmax temperature τ = √d, and by the Softmax-is-a-kernel "
+                 "page, a Gaussian kernel of width σ = √τ = d^¼ in q-k space.",
+    # --- Live training page
+    "lt.question": "**The question.** What do attention heads do while a transformer learns? Train a small one on a "
+                   "toy task and watch each head's entropy: high = spread out over many positions, near 0 = locked "
+                   "onto one.",
+    "lt.task": "Task",
+    "lt.layers": "Layers",
+    "lt.heads": "Heads",
+    "lt.seq_len": "Sequence length T",
+    "lt.mlp": "MLP after attention",
+    "lt.lr": "Learning rate",
+    "lt.lr_help": "1e-4 to 1e3. Above about 0.03 training diverges; it stops with a message.",
+    "lt.warmup": "Warmup steps",
+    "lt.temp": "Temperature schedule",
+    "lt.temp_help": "Attention logits are divided by √D × temperature.",
+    "lt.start_temp": "start",
+    "lt.end_temp": "end",
+    "lt.rebuilt": "The task or architecture changed, so a new model was initialised (seed {seed}).",
+    "lt.kept": "{error} The previous model is kept.",
+    "lt.start": "Start",
+    "lt.pause": "Pause",
+    "lt.step": "Step ×10",
+    "lt.step_help": "Ten training steps, then pause.",
+    "lt.reset": "Reset",
+    "lt.reset_help": "Re-initialise the model with the same seed.",
+    "lt.collapsed": "Layer {layer}, head {head} has collapsed: entropy below {nats} nats for {steps} steps, so it "
+                    "attends to a single position. Right for exact copying (reverse); elsewhere a sign of too low "
+                    "a temperature.",
+    "lt.duplicate": "Layer {layer}: two heads are near-duplicates (cosine similarity of their maps {sim}); one of "
+                    "them is redundant.",
+    "lt.m_step": "step",
+    "lt.m_loss": "loss",
+    "lt.m_acc": "accuracy",
+    "lt.m_lr": "learning rate · temperature",
+    "lt.press_start": "Press **Start** to train, or **Step ×10** to take ten steps.",
+    "lt.watch": "**What to watch ({task}).** {text}",
+    "lt.kv": "Generation with a KV cache",
+    "lt.kv_text": "A causal model generates one token at a time. Without a cache, every step recomputes keys and "
+                  "values for the whole sequence; with one, each step computes them for the newest token only and "
+                  "reuses the rest. The logits are the same; the work per token stops growing with the length.",
+    "lt.kv_metric": "max |logit difference| over {n} generated tokens (current model)",
+    "lt.kv_bidirectional": "The current task is bidirectional; the timing below uses a randomly initialised causal "
+                           "model.",
+    "lt.kv_caption": "Two layers, four heads, d_model = 64, batch of 1, best of 3 runs; CPU times on this server.",
+    "task.reverse": "Output the input sequence backwards (bidirectional attention).",
+    "task.induction": "Random tokens with a block repeated later at a random offset; predict the next token "
+                      "(causal). Only the repeated block is predictable.",
+    "task.sort": "Output the input tokens in ascending order (bidirectional attention).",
+    "task.sine_icl": "In-context kernel regression: the sequence holds (xᵢ, yᵢ) pairs from the noisy sine of the "
+                     "kernel pages, then query x's with y hidden; predict y at the queries.",
+    "watch.reverse": "Position t must copy token T−1−t: the maps become an anti-diagonal, and every head learns the "
+                     "same one (a good case for the redundancy warning).",
+    "watch.induction": "Layer 0 heads become previous-token heads (a line just below the diagonal); layer 1 heads "
+                       "become induction heads: inside the repeat, each position attends to the token after its "
+                       "earlier copy.",
+    "watch.sort": "Each output position must find the token of its rank: the maps depend on the content.",
+    "watch.sine_icl": "Query positions attend to the context points near their own x: the same local weights as the "
+                      "Nadaraya-Watson heatmap, learned rather than chosen.",
+}
+
+ZH: dict[str, str] = {
+    # --- 应用与共享控件
+    "app.title": "注意力探索器",
+    "nav.kernels": "核回归",
+    "nav.attention": "注意力",
+    "nav.transformers": "Transformer",
+    "page.kernel_regression": "核回归",
+    "page.attention_heatmap": "注意力热力图",
+    "page.softmax_kernel": "softmax 就是核",
+    "page.masking": "掩码",
+    "page.scaling": "除以 √d",
+    "page.live_training": "实时训练",
+    "ui.language": "语言",
+    "ui.lecture": "授课模式",
+    "ui.lecture_help": "所有图形使用更大的字号、更粗的线条和标记（导出的图形也是）；说明文字折叠进展开框。"
+                       "也可在网址中加 ?lecture=1。",
+    "ui.device": "计算设备：**{device}**",
+    "ui.export": "导出",
+    "ui.export_no_browser": "PNG 和 SVG 需要服务器上装有 Chrome 或 Chromium（可用 BROWSER_PATH 指定）。",
+    "ui.url_ignored": "链接中的以下取值格式错误或超出范围，已忽略（{bad}）：这些控件使用默认值。",
+    "ui.what_to_notice": "值得注意的地方",
+    "ui.formula": "公式",
+    "ui.seed": "随机种子",
+    "ui.seed_help": "相同的种子得到相同的数据（0 到 9999）。",
+    "data.header": "数据",
+    "data.dataset": "数据集",
+    "data.dataset_help": "带随机种子的示例数据集，或你自己的 CSV 文件。",
+    "data.upload_option": "自己的 CSV",
+    "data.n": "训练点数 n",
+    "data.n_help": "10 到 2000 个点。",
+    "data.noise": "噪声标准差 σ_ε",
+    "data.noise_help": "加到 y 上的高斯噪声的标准差（0 到 2）。",
+    "data.example": "下载示例 CSV",
+    "data.file": "CSV 文件（带表头，数值列）",
+    "data.file_help": "最多 {rows} 行；文件大小上限在 .streamlit/config.toml 中设置。",
+    "data.x_col": "x 列",
+    "data.y_col": "y 列",
+    "data.drop": "删除含缺失值或非有限值的行",
+    "data.standardise": "标准化过大的数值（超过 1e6）",
+    "data.previous_upload": "仍在使用上一次上传的数据：{description}",
+    "data.no_upload": "尚无可用的上传数据：各页面继续显示之前的数据集。",
+    "data.your_data": "你的数据",
+    "dataset.sine_mix": "正弦混合",
+    "dataset.d2l": "D2L 11.2",
+    "kernel.gaussian": "高斯核",
+    "kernel.boxcar": "矩形核",
+    "kernel.constant": "常数核",
+    "kernel.epanechnikov": "Epanechnikov 核",
+    "kernel.triangular": "三角核",
+    "kernel.laplace": "拉普拉斯核",
+    "nw.kernel": "核函数",
+    "nw.bandwidth": "带宽 h（对数刻度，0.01 到 20）",
+    "nw.bandwidth_help": "核的宽度，单位与 x 相同。",
+    "nw.presets": "预设：0.05 过拟合 · 0.5 合适 · 10 过度平滑",
+    "nw.preset.over-fit": "过拟合",
+    "nw.preset.good": "合适",
+    "nw.preset.over-smooth": "过度平滑",
+    "nw.typed": "……或直接输入带宽",
+    "nw.typed_help": "{lo} 到 {hi} 之间的数，会对齐到滑块的刻度。",
+    "nw.typed_error": "{error} 请输入 {lo} 到 {hi} 之间的数；带宽保持原值不变。",
+    # --- 图形
+    "fig.x": "x（输入，任意单位）",
+    "fig.y": "y（目标，任意单位）",
+    "fig.training_points": "训练点",
+    "fig.true_function": "真实函数",
+    "fig.kernel_profiles": "核函数形状",
+    "fig.u": "u = (x − xᵢ) / h（以带宽为单位）",
+    "fig.loo_title": "留一交叉验证",
+    "fig.loo_x": "带宽 h（x 的单位，对数刻度）",
+    "fig.loo_y": "留一均方误差（y 单位²，对数刻度）",
+    "fig.current_h": "当前 h",
+    "fig.loo_optimum": "留一交叉验证最优值",
+    "fig.silverman": "Silverman 法则",
+    "fig.weight": "权重",
+    "fig.weights_of_query": "查询 x = {x} 的权重",
+    "fig.undefined": "（h 范围内没有训练点：无定义）",
+    "fig.points_by_weight": "训练点（大小、颜色 = 权重）",
+    "fig.estimate": "估计值 = {value}",
+    "fig.masked": "被掩盖（不可关注）",
+    "fig.mask_pair_title": "注意力权重（行：查询位置，列：键位置）",
+    "fig.key_pos": "键位置 j",
+    "fig.query_pos": "查询位置 i",
+    "fig.gradient": "梯度",
+    "fig.leak_title": "把最后一个键和值都加 5：不该看到它的输出会变化多少？",
+    "fig.leak_x": "掩码方式",
+    "fig.leak_y": "看不到该位置的查询输出的最大 |变化|（值的单位）",
+    "fig.hist_title": "d = {d} 时的 logits（{n} 个样本）",
+    "fig.logit_value": "logit 值",
+    "fig.density": "概率密度",
+    "fig.unscaled": "未缩放 q·k",
+    "fig.scaled": "缩放后 q·k/√d",
+    "fig.loss_ce": "训练损失（交叉熵）与准确率",
+    "fig.loss_mse": "训练损失（均方误差）",
+    "fig.loss_ce_y": "损失（奈特）· 准确率（比例）",
+    "fig.loss_mse_y": "均方误差（y 单位²）",
+    "fig.loss": "损失",
+    "fig.accuracy": "准确率",
+    "fig.step": "步数",
+    "fig.entropy_title": "各注意力头的熵（对查询取平均）",
+    "fig.entropy_nats": "熵（奈特）",
+    "fig.layer_head": "第 {layer} 层，第 {head} 头",
+    "fig.log_t": "log T = {value}（在全部 T 个键上均匀）",
+    "fig.collapse_line": "0.1 奈特：坍缩阈值",
+    "fig.maps_title": "固定的留出样例上的注意力图",
+    "fig.key_position": "键位置",
+    "fig.query_position": "查询位置",
+    "fig.icl_title": "留出样例上的上下文回归",
+    "fig.context": "上下文 (xᵢ, yᵢ)",
+    "fig.prediction": "模型预测",
+    "fig.kv_title": "每生成一个词元的耗时",
+    "fig.kv_x": "序列长度（词元）",
+    "fig.kv_y": "每个词元的毫秒数",
+    "fig.with_cache": "使用 KV 缓存",
+    "fig.no_cache": "每步全部重算",
+    # --- 核回归页
+    "kr.question": "**问题。** 注意力最初是一种平滑方法：要在查询点 x 处预测 y，就对训练目标取加权平均，"
+                   "输入离查询越近，权重越大。结果在多大程度上取决于核函数，尤其是核的宽度 h？",
+    "kr.compare": "与其他核函数比较",
+    "kr.overlay": "叠加多个带宽",
+    "kr.overlay_h": "要叠加的带宽",
+    "kr.fit_title": "{dataset} 上的 NW 拟合",
+    "kr.readout": "**{label}**：相对真实函数的均方误差 = {mse}（y 单位²）",
+    "kr.readout_upload": "**{label}**：上传的数据没有已知的真实函数；请看下面的留一误差",
+    "kr.undefined": "；在 {m} 个查询点中有 {n} 个无定义：h 范围内没有训练点，{kernel}给每个点的权重都是 0，"
+                    "平均值是 0/0",
+    "kr.kernels": "核函数",
+    "kr.loo_header": "用留一交叉验证选择 h",
+    "kr.loo_text": "用其余所有点预测每个训练点，再对平方误差取平均。h 太小会追着噪声走，h 太大会把曲线压平。"
+                   "对紧支撑核，h 很小时会有点找不到任何邻居：这些带宽没有得分。",
+    "kr.optimum": "留一交叉验证最优值",
+    "kr.use_optimum": "使用最优值（h ≈ {h}）",
+    "kr.silverman": "Silverman 法则",
+    "kr.use_silverman": "使用 Silverman 的 h ≈ {h}",
+    "kr.snap": "按钮会对齐到滑块的刻度（每十倍 40 档，与精确值相差不到 3%）。",
+    "kr.notice_first": "- 在这份数据上，使用{kernel}时，相对真实函数的误差为 {errors}；留一法选出 h ≈ {h}。\n",
+    "kr.notice_error": "h = {h} 时为 **{mse}**",
+    "kr.notice_first_upload": "- 在你的数据上，留一法选出 h ≈ {h}。\n",
+    "kr.notice": "- h 小时曲线跟着噪声走（偏差低、方差高）；h 大时几乎对所有点取平均，估计趋向 y 的均值（偏差高）。"
+                 "只有 40 个含噪点时（D2L 数据集），h = 0.05 严重过拟合，0.5 接近最优；有 200 个点时最优带宽更窄："
+                 "数据越多，更窄的核也能平均到足够多的点。\n"
+                 "- 估计值是 y 的加权**平均**，所以永远不会超出 [min y, max y]。\n"
+                 "- 紧支撑核（矩形核、Epanechnikov 核、三角核）在查询点的 h 范围内没有训练点时没有估计值；"
+                 "高斯核和拉普拉斯核总有估计值。\n"
+                 "- Silverman 法则是为密度估计设计的，不是为回归：请与留一交叉验证的最优值比较。",
+    "kr.formula_text": "使用高斯核时，权重就是对训练点做 softmax：查询 x，键 xᵢ，值 yᵢ。这就是注意力。",
+    # --- 注意力热力图页
+    "ah.question": "**问题。** 核回归就是注意力：查询 = 要预测的 x，键 = 训练输入，值 = 训练目标。"
+                   "整个注意力矩阵是什么样子？带宽如何塑造它？",
+    "ah.n_queries": "查询点数 M",
+    "ah.n_queries_help": "在数据范围内均匀分布的查询点（10 到 1000）。",
+    "ah.heat_title": "NW 权重 α(x, xᵢ)：{kernel}，h = {h}",
+    "ah.key_axis": "键：训练输入 xᵢ（已排序）",
+    "ah.query_axis": "查询 x（已排序）",
+    "ah.size": "{m} 个查询 × {n} 个键 = {cells} 个权重。",
+    "ah.downsampled": " 为了不超过 {limit} 个格子，图像在每个方向上按 {factor} 倍做了块平均；本页的所有数字都用完整矩阵计算。",
+    "ah.one_query": "单个查询",
+    "ah.query_pos": "查询位置（x 范围的比例，0 = 左端，1 = 右端）",
+    "ah.entropy_title": "每个查询权重的熵",
+    "ah.entropy_series": "行熵 H(x)",
+    "ah.query_x": "查询 x（输入单位）",
+    "ah.log_n": "log N = {value}（均匀）",
+    "ah.one_hot": "0（独热）",
+    "ah.picked": "所选查询",
+    "ah.row_text": "查询 x = {x}：最大权重为 **{wmax}**，{n} 个训练点中有 {n_big} 个的权重超过 1%，"
+                   "熵为 **{h}** 奈特（均匀分布时为 {log_n}）。",
+    "ah.sweep": "带宽对比",
+    "ah.sweep_pick": "要比较的带宽",
+    "ah.sweep_title": "{kernel}：所有子图共用一个色标",
+    "ah.key_short": "键 xᵢ",
+    "ah.query_short": "查询 x",
+    "ah.notice": "- 每一行是一个查询的注意力：非负且和为 1（若紧支撑核在 h 范围内找不到训练点，则整行为 0：该查询没有估计值）。\n"
+                 "- 键和查询都已排序，所以局部的核会画出一条**对角带**：每个查询关注它附近的训练输入。带的宽度就是带宽。\n"
+                 "- h 小：细而亮的带（行接近独热，熵接近 0，拟合跟着噪声走）。h 大：平坦暗淡的矩阵"
+                 "（行接近均匀，熵接近 log N，拟合被压平成均值）。\n"
+                 "- 在 x 范围的两端熵会下降：那里的查询只有一侧有邻居，分享权重的训练点更少。",
+    # --- softmax 就是核
+    "sk.question": "**问题。** 点积注意力真的是换了个样子的高斯核回归吗？把平方展开，看看到底在什么条件下成立：",
+    "sk.explain": "**q 因子**对每个键都一样，所以在对键做 softmax 时被约掉；**k 因子**却约不掉。因此温度为 τ 的点积注意力"
+                  "等于 **σ² = τ**（即 **σ = √τ**；常用的 τ = √d 时 σ = d^¼）的高斯核注意力，"
+                  "**当且仅当所有键的范数相同**；否则两者相差一个逐键的 logit 偏置 −‖kⱼ‖²/(2τ)。"
+                  "常被引用的 σ = √(d/2)（或 √(τ/2)）是错误的：它让高斯核尖锐了一倍。",
+    "sk.d": "头维度 d",
+    "sk.d_help": "1 到 256。",
+    "sk.n_keys": "键的个数 N",
+    "sk.n_keys_help": "2 到 128（16 个查询）。",
+    "sk.spread": "键范数的离散程度",
+    "sk.spread_help": "0 让所有键都落在半径为 √d 的球面上；数值越大，范数按对数正态分布越分散"
+                      "（范数 = √d·exp(离散程度·z)）。",
+    "sk.tau_sqrt_d": "使用常用的 τ = √d",
+    "sk.tau": "温度 τ（对数刻度）",
+    "sk.side": "并排比较",
+    "sk.side_title": "16 个随机查询（行）对各个键（列）的注意力权重",
+    "sk.dot_title": "点积，τ = {tau}",
+    "sk.gauss_title": "高斯核，σ = √τ = {sigma}",
+    "sk.key_j": "键序号 j",
+    "sk.query_i": "查询序号 i",
+    "sk.max_diff": "max |点积 − 高斯|",
+    "sk.max_diff_corrected": "max |点积 + 偏置 − 高斯|",
+    "sk.bias_help": "在点积 logits 上加 −‖kⱼ‖²/(2τ)。",
+    "sk.norms": "键范数（最小 – 最大）",
+    "sk.equal": "所有键的范数都是 √d = {r}：两个权重矩阵相差 {diff}，只是舍入误差。",
+    "sk.unequal": "键的范数不同，所以权重最多相差 {diff}；在 logits 上加上逐键偏置 −‖kⱼ‖²/(2τ) 后，两者又一致到 {fixed}。",
+    "sk.gap_title": "只要键的范数不同，差距就出现",
+    "sk.gap_x": "键范数的离散程度（0 = 所有键在球面上）",
+    "sk.gap_y": "权重的最大绝对差（对数）",
+    "sk.current": "当前",
+    "sk.temperature": "温度就是带宽",
+    "sk.entropy_frac": "平均熵 ÷ log N",
+    "sk.max_weight": "平均最大权重",
+    "sk.tau_title": "τ 变化时的点积注意力",
+    "sk.tau_x": "温度 τ（对数刻度）",
+    "sk.fraction": "比例（0 到 1）",
+    "sk.h_title": "h 变化时数据上的 NW 权重",
+    "sk.temp_text": "τ 小（h 小）：每个查询几乎把全部权重给一个键（尖锐，熵 → 0）。τ 大（h 大）：权重趋于均匀"
+                    "（熵 → log N）。对高斯核而言，温度扮演 h² 的角色：σ = √τ。",
+    "sk.topk": "Top-k 稀疏注意力",
+    "sk.k_top": "每个查询保留的键数 k_top",
+    "sk.k_top_help": "1 到 N = {n}。k_top = N 就是稠密注意力。",
+    "sk.topk_out": "max |输出 − 稠密输出|",
+    "sk.topk_w": "权重的平均 L1 误差",
+    "sk.topk_title": "Top-k 相对稠密注意力的误差",
+    "sk.topk_x": "每个查询保留的键数 k_top",
+    "sk.topk_y": "误差（值的单位；对数刻度）",
+    "sk.topk_heat": "Top-{k} 权重（未保留的键为 0）",
+    "sk.topk_text": "每个查询在 {n} 个键中保留 {k} 个，重新归一化之前保留了稠密注意力 **{kept}** 的权重。"
+                    "Top-k 取每个查询最大的几个 logits，对它们做 softmax，再对**在这些键处取出的值**加权求和；"
+                    "k_top = N 时与稠密注意力完全相同。",
+    "sk.learned": "学习带宽",
+    "sk.loo": "留一",
+    "sk.sees_itself": "每个点能看到自己",
+    "sk.h_gd_title": "对 log h 做梯度下降时的带宽",
+    "sk.adam_step": "Adam 步数",
+    "sk.h_axis": "带宽 h（x 的单位，对数刻度）",
+    "sk.grid_optimum": "留一网格最优值 {h}",
+    "sk.train_loss": "训练损失",
+    "sk.mse_axis": "均方误差（y 单位²，对数刻度）",
+    "sk.learned_text": "使用留一时，学到的 h 停在 **{h_loo}**，紧挨留一交叉验证最优值 {h_opt}。不使用留一时，h 降到 "
+                       "**{h_self}** 并且还在下降：训练损失会奖励一个点预测它自己，h → 0 时它自己的权重 → 1，"
+                       "误差 → 0。（在 {n} 个点上拟合。）",
+    "sk.param": "参数化注意力层",
+    "sk.hidden": "隐藏单元数",
+    "sk.hidden_help": "1 到 16。",
+    "sk.learned_layer": "学到的注意力层",
+    "sk.gauss_h": "高斯核，h = {h}",
+    "sk.rows_title": "三个查询的权重行",
+    "sk.query": "查询",
+    "sk.nw_gauss": "NW，高斯核，h = {h}",
+    "sk.fits": "拟合结果",
+    "sk.param_text": "该层把 x 嵌入为 [x, x², 1]（已标准化），学习 W_q、W_k、W_v 和输出映射，并用留一方式训练，"
+                     "使它无法直接抄每个点自己的目标。由于 −(x − xᵢ)²/(2h²) = x·xᵢ/h² − xᵢ²/(2h²) + （只含 x 的项），"
+                     "在这些特征上的 q·k 能精确表示高斯核，学到的权重行也像核一样是局部的鼓包。",
+    "sk.notice": "- 离散程度为 0 时两张热力图相同到约 1e-16；增大离散程度后两者不同，但加上偏置 −‖kⱼ‖²/(2τ) 就恢复相等。\n"
+                 "- σ = √τ：温度加倍，等价高斯核变宽 √2 倍。\n"
+                 "- 点积注意力偏爱长的键（k 因子）：高斯核去掉的正是这个偏置。\n"
+                 "- 小的 h 和小的 τ 对权重的作用相同：尖锐、低熵的行。",
+    # --- 掩码页
+    "mk.question": "**问题。** 因果模型不能让位置 i 看到 i 之后的位置；带填充的批次不能关注填充。掩码究竟该放在哪里？"
+                   "**放在 softmax 之前**：把被掩盖的 logits 设为 −∞，它们的权重恰好为 0，也不参与归一化。"
+                   "下面把这种正确做法（\"pre\"）和常见错误放在一起比较。",
+    "mk.length": "序列长度 L",
+    "mk.length_help": "2 到 32 个位置。",
+    "mk.d": "头维度 d",
+    "mk.d_help": "1 到 256。",
+    "mk.mask": "掩码",
+    "mk.valid": "有效长度（填充：从这里开始的键都是填充）",
+    "mk.valid_help": "0 到 L = {n}。",
+    "mk.wrong": "用来比较的错误方式",
+    "mk.pre_correct": "pre（正确）",
+    "mk.verdicts": "结论",
+    "mk.v_sdpa": "与 SDPA 一致",
+    "mk.v_sdpa_diff": "与 SDPA 最多相差 {diff}",
+    "mk.v_rows": "行和平均为 {mean}（最低 {low}）",
+    "mk.v_mass": "在被掩盖的格子上放了 {mass} 的权重（各行相加）",
+    "mk.v_leak": "**泄漏**：扰动最后一个键会使不该看到它的输出变化 {leak}",
+    "mk.v_no_leak": "没有泄漏",
+    "mk.v_grad": "梯度会流到被掩盖的 logits（最多 {g}）",
+    "mk.rows_header": "行和与输出大小",
+    "mk.rows_title": "每个查询的权重之和",
+    "mk.rows_y": "行和（1 = 真正的平均）",
+    "mk.norm_title": "每个查询输出的大小",
+    "mk.norm_y": "‖输出‖（值的单位）",
+    "mk.rows_text": "\"post\" 在归一化之后才把被掩盖的权重置零，所以每行的和小于 1，输出向 0 收缩；在因果掩码中，"
+                    "靠前的位置丢掉的键最多，收缩也最明显。被掩盖的键仍在归一化分母里：改变一个未来的键，"
+                    "过去位置的权重也会变。",
+    "mk.leak_header": "泄漏探测",
+    "mk.leak_caption": "绿色：看不到最后一个位置的输出没有变化（舍入误差之外）。红色：被掩盖位置的信息流到了输出。",
+    "mk.grad_header": "梯度",
+    "mk.grad_text": "把固定的损失 Σ 输出·G（G 为随机矩阵）通过每种方式反向传播。热力图显示所选错误方式的 "
+                    "∂损失/∂logits；红色 × 标出被掩盖的格子。",
+    "mk.grad_title": "∂损失/∂logits，{mode}",
+    "mk.grad_masked": "被掩盖 logits 上的最大 |梯度|",
+    "mk.grad_diff": "max |梯度 − pre 的梯度|",
+    "mk.grad_notes": "- **pre**：被掩盖的 logits 是 −∞ 常数，没有梯度流到它们。\n"
+                     "- **post**：梯度经由归一化分母流入被掩盖的 logits：训练会去调整未来。\n"
+                     "- **post_renorm**：被掩盖的项在 softmax 与重新归一化之间相互抵消，所以前向结果和梯度都与 \"pre\" "
+                     "相同（至舍入误差）。但它仍要计算被掩盖位置的指数，当被掩盖的 logits 占主导时会在数值上失败："
+                     "在 float32 下，若被掩盖的 logits 比允许的大 120，\"pre\" 的行和为 {pre}，而 \"post_renorm\" "
+                     "的行和为 {renorm}（所有允许的权重在重新归一化之前就下溢了）。\n"
+                     "- **multiply_logits**：被掩盖的 logits 变成 0 而不是 −∞：被掩盖的键相对其他键仍有 e⁰ 的权重，"
+                     "它们的值直接流进输出。它在被掩盖 logits 上的梯度为 0（它们乘了 0），这恰好掩盖了这个错误。",
+    "mk.notice": "- 只有 \"pre\" 与相同掩码下 torch 的 `scaled_dot_product_attention` 一致。\n"
+                 "- 完全被掩盖的行（有效长度为 0）在 \"pre\" 中权重和输出都是 0，绝不会是 NaN。\n"
+                 "- 在 \"pre\" 中因果掩码的上三角恰好为 0；\"multiply_logits\" 却把它填满了。\n"
+                 "- 掩码错误是无声的：每种方式都返回形状正确的数字。",
+    "masktype.causal": "因果",
+    "masktype.padding": "填充",
+    "masktype.causal + padding": "因果 + 填充",
+    "mode.pre": "在 softmax 之前掩码（被掩盖的 logits 设为 −∞）：正确",
+    "mode.post": "先 softmax，再把被掩盖的权重置零：行和 < 1，未来的键会泄漏",
+    "mode.post_renorm": "softmax 后置零再重新归一化：前向结果等于 'pre'",
+    "mode.multiply_logits": "把 logits 乘以 0/1 掩码：被掩盖的 logits 变成 0 而不是 −∞",
+    # --- 缩放页
+    "sc.question": "**问题。** 注意力为什么计算 softmax(q·k / √d) 而不是 softmax(q·k)？当 q 和 k 的各分量独立服从 "
+                   "N(0, 1) 时，q·k 是 d 个方差为 1 的乘积之和，所以 **Var(q·k) = d**：logits 随 √d 增长，"
+                   "softmax 趋于独热，梯度随之消失。",
+    "sc.d": "直方图使用的头维度 d",
+    "sc.n": "每个 d 的查询数 = 键数（n）",
+    "sc.n_help": "每个 d 有 n × n 个 logits；越大越平滑也越慢（32 到 512）。",
+    "sc.metric": "d = {d} 时未缩放 logit 的标准差",
+    "sc.metric_help": "理论值：√d = {value}。",
+    "sc.std_title": "logit 的标准差",
+    "sc.d_axis": "头维度 d（对数刻度）",
+    "sc.std_axis": "logit 标准差（对数刻度）",
+    "sc.theory_sqrt": "理论值 √d",
+    "sc.theory_one": "理论值 1",
+    "sc.unscaled": "未缩放",
+    "sc.scaled": "缩放后",
+    "sc.maxw_title": "softmax 饱和：最大权重",
+    "sc.maxw_axis": "平均最大权重（1 = 独热）",
+    "sc.entropy_title": "权重的熵",
+    "sc.entropy_axis": "平均行熵（奈特）",
+    "sc.log_n": "log n = {value}（均匀）",
+    "sc.grad_title": "有多少梯度能穿过 softmax",
+    "sc.grad_axis": "平均 ‖∂softmax/∂logits‖（Frobenius 范数）",
+    "sc.grad_text": "softmax 的雅可比矩阵 diag(p) − ppᵀ 在两种情况下都很小：行接近均匀（每个 p 都很小）和行接近独热"
+                    "（p ≈ 0 或 1）。未缩放时，它先随着行偏离均匀而上升，再随着饱和降向 0：logits 不再学习。"
+                    "缩放后，它对每个 d 都保持在同一水平。",
+    "sc.notice": "- 未缩放时标准差按 √d 增长：d = 128 时约为 11.3。缩放后保持为 1。\n"
+                 "- 未缩放时，到 d ≈ 64，典型的一行已把大部分权重给了一个键：softmax 变成了硬最大值，梯度逐渐消失。\n"
+                 "- 除以 √d 等同于使用温度 τ = √d 的 softmax；由“softmax 就是核”一页可知，"
+                 "这相当于 q-k 空间中宽度为 σ = √τ = d^¼ 的高斯核。",
+    # --- 实时训练页
+    "lt.question": "**问题。** Transformer 学习时，注意力头在做什么？在一个玩具任务上训练一个小模型，观察每个头的熵："
+                   "高 = 分散在许多位置上，接近 0 = 锁定在一个位置上。",
+    "lt.task": "任务",
+    "lt.layers": "层数",
+    "lt.heads": "头数",
+    "lt.seq_len": "序列长度 T",
+    "lt.mlp": "注意力之后加 MLP",
+    "lt.lr": "学习率",
+    "lt.lr_help": "1e-4 到 1e3。超过约 0.03 训练会发散；训练会停下并给出提示。",
+    "lt.warmup": "预热步数",
+    "lt.temp": "温度调度",
+    "lt.temp_help": "注意力 logits 除以 √D × 温度。",
+    "lt.start_temp": "起始",
+    "lt.end_temp": "结束",
+    "lt.rebuilt": "任务或结构已改变，因此重新初始化了一个模型（种子 {seed}）。",
+    "lt.kept": "{error} 保留之前的模型。",
+    "lt.start": "开始",
+    "lt.pause": "暂停",
+    "lt.step": "前进 10 步",
+    "lt.step_help": "训练十步，然后暂停。",
+    "lt.reset": "重置",
+    "lt.reset_help": "用相同的种子重新初始化模型。",
+    "lt.collapsed": "第 {layer} 层第 {head} 头已坍缩：连续 {steps} 步熵低于 {nats} 奈特，只关注一个位置。"
+                    "对精确复制（reverse）这是对的；在别处则说明温度太低。",
+    "lt.duplicate": "第 {layer} 层：有两个头几乎相同（注意力图的余弦相似度为 {sim}）；其中一个是多余的。",
+    "lt.m_step": "步数",
+    "lt.m_loss": "损失",
+    "lt.m_acc": "准确率",
+    "lt.m_lr": "学习率 · 温度",
+    "lt.press_start": "按 **开始** 进行训练，或按 **前进 10 步** 训练十步。",
+    "lt.watch": "**要观察什么（{task}）。** {text}",
+    "lt.kv": "使用 KV 缓存生成",
+    "lt.kv_text": "因果模型一次生成一个词元。没有缓存时，每一步都要为整个序列重算键和值；有缓存时，每一步只为最新的词元"
+                  "计算，其余的直接复用。logits 相同；每个词元的工作量不再随长度增长。",
+    "lt.kv_metric": "生成 {n} 个词元的最大 |logit 差|（当前模型）",
+    "lt.kv_bidirectional": "当前任务是双向的；下面的计时使用一个随机初始化的因果模型。",
+    "lt.kv_caption": "两层、四个头、d_model = 64、批大小 1，取 3 次中最快的一次；本服务器上的 CPU 时间。",
+    "task.reverse": "把输入序列倒过来输出（双向注意力）。",
+    "task.induction": "随机词元，其中一段在后面随机偏移处重复；预测下一个词元（因果）。只有重复段是可预测的。",
+    "task.sort": "把输入词元按升序输出（双向注意力）。",
+    "task.sine_icl": "上下文中的核回归：序列先给出来自核回归页含噪正弦的 (xᵢ, yᵢ) 对，再给出隐藏了 y 的查询 x；"
+                     "预测查询处的 y。",
+    "watch.reverse": "位置 t 要复制第 T−1−t 个词元：注意力图变成反对角线，而且每个头都学到同样的图（正好用来演示冗余警告）。",
+    "watch.induction": "第 0 层的头变成“前一个词元”头（对角线下方的一条线）；第 1 层的头变成归纳头："
+                       "在重复段内，每个位置关注它上一次出现之后的那个词元。",
+    "watch.sort": "每个输出位置要找到对应名次的词元：注意力图取决于内容。",
+    "watch.sine_icl": "查询位置关注 x 接近自己的上下文点：与 Nadaraya-Watson 热力图相同的局部权重，只不过是学出来的而不是选定的。",
+}
+
+STRINGS = {"en": EN, "zh": ZH}
+
+
+def t(key: str, lang: str = "en", **values) -> str:
+    """The text for ``key`` in ``lang`` with ``{placeholders}`` filled; English when a language lacks it."""
+    table = STRINGS.get(lang, EN)
+    text = table.get(key, EN.get(key))
+    if text is None:
+        raise KeyError(f"no UI text with key {key!r}")
+    return text.format(**values) if values else text

@@ -1,0 +1,41 @@
+"""The headless lecture figure set: every file the manifest names exists and is valid."""
+
+import json
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from explorer.export import find_browser
+from tests.conftest import ROOT
+
+
+@pytest.mark.skipif(find_browser() is None, reason="PNG/SVG need Chrome/Chromium")
+def test_lecture_set_in_chinese_writes_every_file_its_manifest_names(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "explorer.export", "--out", str(tmp_path), "--preset", "lecture",
+                          "--seed", "1", "--lang", "zh"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["failed"] == [] and manifest["lang"] == "zh" and manifest["seed"] == 1
+    figures = {f["figure"] for f in manifest["files"]}
+    assert {"kernel_shapes", "fit_h0.05", "fit_h0.5", "fit_h10", "loo_cv", "weights_heatmap", "sigma_sweep",
+            "softmax_vs_kernel", "masking", "logit_std", "training_entropy", "training_head_maps"} <= figures
+    for entry in manifest["files"]:
+        data = (tmp_path / entry["file"]).read_bytes()
+        assert entry["parameters"]
+        if entry["format"] == "png":
+            assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        elif entry["format"] == "svg":
+            assert ET.fromstring(data).tag.endswith("svg")
+            assert re.search("[\u4e00-\u9fff]", data.decode()), entry["file"]      # Chinese titles/axes
+        else:
+            assert data.decode().startswith("trace,kind,x,y,z")
+    assert "[" in res.stderr and "done" in res.stderr          # the progress bar
+
+
+def test_bad_cli_arguments_exit_with_one_line(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "explorer.export", "--out", str(tmp_path), "--lang", "fr"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
