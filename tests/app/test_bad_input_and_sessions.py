@@ -85,5 +85,8 @@ def test_four_sessions_train_at_once_like_each_alone():
         t.join(timeout=300)
     assert not errors, errors
     for seed in seeds:
-        assert results[seed] == reference_losses(seed, 30), f"seed {seed} differs from its run alone"
-    assert len({tuple(v) for v in results.values()}) == 4
+        # equal up to float rounding: torch's CPU reductions may split work differently when four sessions
+        # run at once; interference between sessions would show as differences of order 1, not 1e-6
+        np.testing.assert_allclose(results[seed], reference_losses(seed, 30), rtol=1e-5,
+                                   err_msg=f"seed {seed} differs from its run alone")
+    assert len({round(v[-1], 6) for v in results.values()}) == 4
