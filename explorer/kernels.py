@@ -21,7 +21,6 @@ class Kernel:
     profile: Callable[[torch.Tensor], torch.Tensor]
     log_profile: Callable[[torch.Tensor], torch.Tensor] | None  # None for compact kernels
     compact: bool                  # True when K(u) = 0 for |u| > 1
-    note: str = ""
 
     def __call__(self, u: torch.Tensor) -> torch.Tensor:
         return self.profile(u)
@@ -39,23 +38,17 @@ KERNELS: dict[str, Kernel] = {
     k.name: k
     for k in (
         Kernel("gaussian", "Gaussian", r"K(u) = \exp\left(-\tfrac{u^2}{2}\right)",
-               lambda u: torch.exp(_gaussian_log(u)), _gaussian_log, compact=False,
-               note="Smooth, never exactly zero: every training point gets some weight."),
+               lambda u: torch.exp(_gaussian_log(u)), _gaussian_log, compact=False),
         Kernel("boxcar", "Boxcar", r"K(u) = \mathbf{1}[\,|u| \le 1\,]",
-               lambda u: (u.abs() <= 1).to(u.dtype), None, compact=True,
-               note="A plain average of the points within h of the query."),
+               lambda u: (u.abs() <= 1).to(u.dtype), None, compact=True),
         Kernel("constant", "Constant", r"K(u) = 1",
-               lambda u: torch.ones_like(u), lambda u: torch.zeros_like(u), compact=False,
-               note="Ignores the query: every estimate is the mean of all y."),
+               lambda u: torch.ones_like(u), lambda u: torch.zeros_like(u), compact=False),
         Kernel("epanechnikov", "Epanechnikov", r"K(u) = \max(0,\ 1 - u^2)",
-               lambda u: (1 - u * u).clamp_min(0), None, compact=True,
-               note="Parabolic bump; optimal in the mean-squared sense among kernels of support [-1, 1]."),
+               lambda u: (1 - u * u).clamp_min(0), None, compact=True),
         Kernel("triangular", "Triangular", r"K(u) = \max(0,\ 1 - |u|)",
-               lambda u: (1 - u.abs()).clamp_min(0), None, compact=True,
-               note="A tent. (D2L shows this one as 'Epanechikov'; it is the triangular kernel.)"),
+               lambda u: (1 - u.abs()).clamp_min(0), None, compact=True),
         Kernel("laplace", "Laplace", r"K(u) = \exp(-|u|)",
-               lambda u: torch.exp(_laplace_log(u)), _laplace_log, compact=False,
-               note="Heavier tails than the Gaussian, with a kink at u = 0."),
+               lambda u: torch.exp(_laplace_log(u)), _laplace_log, compact=False),
     )
 }
 

@@ -28,12 +28,13 @@ class Batch:
 
 
 class Task:
+    """A toy task; its description for people is UI text (``task.<name>`` and ``watch.<name>`` in
+    explorer/i18n.py)."""
+
     name = ""
-    description = ""
     causal = False
     regression = False           # True: MSE on real targets; False: cross-entropy on token ids
     default_layers = 1
-    what_to_watch = ""
 
     def __init__(self, seq_len: int = 12, vocab: int = 16):
         self.seq_len, self.vocab = seq_len, vocab
@@ -59,10 +60,9 @@ class Task:
 
 
 class Reverse(Task):
+    """Output the input backwards (bidirectional); one layer learns an anti-diagonal map."""
+
     name = "reverse"
-    description = "Output the input sequence backwards (bidirectional attention)."
-    what_to_watch = ("Position t must copy token T−1−t: the maps become an anti-diagonal, and every head "
-                     "learns the same one (a good case for the redundancy warning).")
 
     def batch(self, size, gen):
         x = torch.randint(0, self.vocab, (size, self.seq_len), generator=gen)
@@ -70,10 +70,10 @@ class Reverse(Task):
 
 
 class Sort(Task):
+    """Output the input tokens in ascending order (bidirectional)."""
+
     name = "sort"
-    description = "Output the input tokens in ascending order (bidirectional attention)."
     default_layers = 2
-    what_to_watch = "Each output position must find the token of its rank: the maps depend on the content."
 
     def batch(self, size, gen):
         x = torch.randint(0, self.vocab, (size, self.seq_len), generator=gen)
@@ -81,14 +81,12 @@ class Sort(Task):
 
 
 class Induction(Task):
+    """Next-token prediction on random tokens with one block repeated at a random offset (causal):
+    only the repeat is predictable, by induction heads."""
+
     name = "induction"
-    description = ("Random tokens with a block repeated later at a random offset; predict the next token "
-                   "(causal). Only the repeated block is predictable.")
     causal = True
     default_layers = 2
-    what_to_watch = ("Layer 0 heads become previous-token heads (a line just below the diagonal); layer 1 "
-                     "heads become induction heads: inside the repeat, each position attends to the token "
-                     "after its earlier copy.")
 
     def __init__(self, seq_len: int = 24, vocab: int = 16):
         super().__init__(max(seq_len, 8), vocab)
@@ -109,12 +107,10 @@ class Induction(Task):
 
 
 class SineICL(Task):
+    """In-context kernel regression: (x_i, y_i) pairs of the noisy sine, then queries with y hidden."""
+
     name = "sine_icl"
-    description = ("In-context kernel regression: the sequence holds (xᵢ, yᵢ) pairs from the noisy sine of "
-                   "the kernel pages, then query x's with y hidden; predict y at the queries.")
     regression = True
-    what_to_watch = ("Query positions attend to the context points near their own x: the same local weights "
-                     "as the Nadaraya-Watson heatmap, learned rather than chosen.")
 
     def __init__(self, seq_len: int = 24, vocab: int = 16):
         super().__init__(max(seq_len, 6), vocab)
