@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import io
 import json
 import os
@@ -31,7 +32,11 @@ _BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-sta
 
 def find_browser() -> str | None:
     """Path of a Chrome/Chromium for kaleido: ``BROWSER_PATH`` if set and present, else one on PATH."""
-    path = os.environ.get("BROWSER_PATH")
+    return _find_browser(os.environ.get("BROWSER_PATH"), os.environ.get("PATH", ""))
+
+
+@functools.lru_cache(maxsize=8)
+def _find_browser(path: str | None, _search_path: str) -> str | None:   # cached per environment
     if path and Path(path).exists():
         return path
     for name in _BROWSERS:

@@ -22,9 +22,8 @@ def export_control(fig, name: str) -> None:
     """PNG, SVG, offline HTML and CSV downloads; the bytes are made only when a button is clicked."""
     with st.popover(tr("ui.export"), icon=":material/download:"):
         formats = ["png", "svg", "html", "csv"] if image_formats_available(fig) else ["html", "csv"]
-        cols = st.columns(len(formats))
-        for col, fmt in zip(cols, formats, strict=True):
-            col.download_button(fmt.upper(), data=lambda fmt=fmt: to_bytes(fig, fmt), file_name=f"{name}.{fmt}",
-                                mime=MIME[fmt], on_click="ignore", key=f"export.{name}.{fmt}", width="stretch")
+        for fmt in formats:
+            st.download_button(fmt.upper(), data=lambda fmt=fmt: to_bytes(fig, fmt), file_name=f"{name}.{fmt}",
+                               mime=MIME[fmt], on_click="ignore", key=f"export.{name}.{fmt}", width="stretch")
         if "png" not in formats:
             st.caption(tr("ui.export_no_browser"))

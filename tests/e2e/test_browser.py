@@ -110,7 +110,14 @@ def test_live_training_runs_and_pauses(page, server_url):
     assert later > first, "training did not advance in the browser"
     page.get_by_role("button", name="Pause", exact=True).click()
     wait_idle(page)
-    paused_at = int(step.inner_text())
+    # a tick already on its way when Pause was clicked may still land: wait for the count to settle
+    deadline, paused_at = time.time() + 15, int(step.inner_text())
+    while time.time() < deadline:
+        time.sleep(1.5)
+        now = int(step.inner_text())
+        if now == paused_at:
+            break
+        paused_at = now
     time.sleep(2)
     assert int(step.inner_text()) == paused_at, "training went on after Pause"
     assert page.locator('[data-testid="stException"]').count() == 0
