@@ -79,15 +79,28 @@ def nw_entropy_sweep(x_query, x_train, kernel: str, bandwidths) -> pd.DataFrame:
 
 
 def topk_error_curve(q, k, v, tau: float | None = None) -> pd.DataFrame:
-    """Error of top-k attention against dense attention for every k_top from 1 to the number of keys."""
+    """Error of top-k attention against dense attention for every k_top from 1 to the number of keys.
+
+    All k_top at once: with each query's logits sorted in decreasing order, the top-k output is a
+    ratio of running sums, (Σ_{j<=k} e_j v_(j)) / (Σ_{j<=k} e_j), e_j = exp(s_(j) - s_(1)).
+    (The unit tests check it against ``attention.topk_attention`` for every k.)
+    """
     dense_out, dense_w = A.dot_product_attention(q, k, v, tau)
-    rows = []
-    for kt in range(1, k.shape[-2] + 1):
-        out, w = A.topk_attention(q, k, v, kt, tau)
-        rows.append((kt, float((out - dense_out).abs().max()), float((w - dense_w).abs().sum(-1).mean()),
-                     float((dense_w.topk(kt, dim=-1).values.sum(-1)).mean())))
-    return pd.DataFrame(rows, columns=["k_top", "max_abs_output_error", "mean_weight_l1_error",
-                                       "dense_mass_kept"])
+    tau = math.sqrt(q.shape[-1]) if tau is None else tau
+    logits = q @ k.transpose(-2, -1) / tau                                   # (Lq, Lk)
+    s, idx = logits.sort(dim=-1, descending=True)
+    e = torch.exp(s - s[..., :1])                                            # (Lq, Lk)
+    num = torch.cumsum(e[..., None] * v[idx], dim=-2)                        # (Lq, Lk, dv): k = index + 1
+    den = torch.cumsum(e, dim=-1)                                            # (Lq, Lk)
+    outs = num / den[..., None]
+    out_err = (outs - dense_out[:, None, :]).abs().amax(dim=(0, 2))          # max over queries, value dims
+    # top-k weights are the dense ones renormalised on the kept keys, w_j / K_k with K_k the dense mass
+    # kept, so the L1 error is (1/K_k - 1) K_k on the kept keys + (1 - K_k) on the others = 2 (1 - K_k)
+    kept = torch.cumsum(torch.gather(dense_w, -1, idx), dim=-1)              # (Lq, Lk)
+    l1 = 2 * (1 - kept)
+    ks = torch.arange(1, k.shape[-2] + 1)
+    return pd.DataFrame({"k_top": ks.numpy(), "max_abs_output_error": out_err.numpy(),
+                         "mean_weight_l1_error": l1.mean(0).numpy(), "dense_mass_kept": kept.mean(0).numpy()})
 
 
 def log_grid(lo: float, hi: float, n: int) -> np.ndarray:

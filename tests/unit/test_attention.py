@@ -136,3 +136,18 @@ def test_bad_input(call, message):
     q, k, v = qkv()
     with pytest.raises(ValueError, match=message):
         call(q, k, v)
+
+
+def test_topk_error_curve_matches_topk_attention_for_every_k():
+    from explorer.bridge import topk_error_curve
+
+    q, k, v = random_qkv(d=8, n_queries=6, n_keys=9, norm_spread=0.4, seed=3)
+    curve = topk_error_curve(q, k, v, tau=1.5)
+    dense_out, dense_w = A.dot_product_attention(q, k, v, 1.5)
+    for kt in range(1, 10):
+        out, w = A.topk_attention(q, k, v, kt, tau=1.5)
+        row = curve[curve["k_top"] == kt].iloc[0]
+        assert row["max_abs_output_error"] == pytest.approx(float((out - dense_out).abs().max()), abs=1e-12)
+        assert row["mean_weight_l1_error"] == pytest.approx(float((w - dense_w).abs().sum(-1).mean()), abs=1e-12)
+        kept = float(dense_w.topk(kt, dim=-1).values.sum(-1).mean())
+        assert row["dense_mass_kept"] == pytest.approx(kept, abs=1e-12)
