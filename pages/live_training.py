@@ -15,7 +15,17 @@ from explorer.figures.training import (
     kv_timing_figure,
     loss_figure,
 )
-from explorer.training import TASKS, TEMPERATURE_SCHEDULES, TemperatureSchedule, Trainer, generate, make_task
+from explorer.training import (
+    COLLAPSE_NATS,
+    COLLAPSE_STEPS,
+    TASKS,
+    TEMPERATURE_SCHEDULES,
+    TemperatureSchedule,
+    Trainer,
+    generate,
+    head_warnings,
+    make_task,
+)
 from explorer.ui import cache
 from explorer.ui.figure import show
 from explorer.ui.state import init_state, keep_shared_state, lang, tr
@@ -25,7 +35,6 @@ TICK = 0.5                      # seconds between redraws while training
 TICK_BUDGET = 0.3               # seconds of training per tick (shorter than the tick)
 LRS = [1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 3e-2, 0.1, 1.0, 10.0, 100.0, 1000.0]
 TEMPS = [0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0]
-COLLAPSE_NATS, COLLAPSE_STEPS, DUPLICATE_SIM = 0.1, 50, 0.95
 ARCH_KEYS = ("train.task", "train.layers", "train.heads", "train.d_model", "train.seq_len", "train.mlp",
              "train.seed")
 
@@ -132,20 +141,10 @@ b3.button(tr("lt.step"), on_click=_step, width="stretch", help=tr("lt.step_help"
 b4.button(tr("lt.reset"), on_click=_reset, width="stretch", help=tr("lt.reset_help"), key="train.reset")
 
 
-def _warnings(df: pd.DataFrame, cfg) -> list[str]:
-    out = []
-    tail = df.tail(COLLAPSE_STEPS)
-    if len(tail) >= COLLAPSE_STEPS:
-        for layer in range(cfg.n_layers):
-            for h in range(cfg.n_heads):
-                if (tail[f"entropy_l{layer}_h{h}"] < COLLAPSE_NATS).all():
-                    out.append(tr("lt.collapsed", layer=layer, head=h, nats=COLLAPSE_NATS, steps=COLLAPSE_STEPS))
-    last = df.iloc[-1]
-    for layer in range(cfg.n_layers):
-        sim = last.get(f"headsim_l{layer}", np.nan)
-        if np.isfinite(sim) and sim > DUPLICATE_SIM:
-            out.append(tr("lt.duplicate", layer=layer, sim=f"{sim:.2f}"))
-    return out
+def _warning_text(kind, layer, value) -> str:
+    if kind == "collapsed":
+        return tr("lt.collapsed", layer=layer, head=value, nats=COLLAPSE_NATS, steps=COLLAPSE_STEPS)
+    return tr("lt.duplicate", layer=layer, sim=f"{value:.2f}")
 
 
 @st.fragment(run_every=TICK if st.session_state["train.running"] else None)
@@ -174,8 +173,8 @@ def live_view():
         m2.metric(tr("lt.m_loss"), f"{last['loss']:.4f}")
         m3.metric(tr("lt.m_acc"), "n/a" if np.isnan(last["accuracy"]) else f"{last['accuracy']:.1%}")
         m4.metric(tr("lt.m_lr"), f"{last['lr']:.2g} · {last['temperature']:.2g}")
-        for w in _warnings(df, cfg):
-            st.warning(w)
+        for kind, layer, value in head_warnings(rows, cfg.n_layers, cfg.n_heads):
+            st.warning(_warning_text(kind, layer, value))
         left, right = st.columns(2)
         with left:
             show(loss_figure(df, trainer.task.regression, lang=lang()), key="loss")

@@ -2,7 +2,33 @@
 
 from .model import ModelConfig, TinyTransformer, generate
 from .tasks import TASKS, Batch, Task, make_task
-from .trainer import SCHEDULES, TEMPERATURE_SCHEDULES, TemperatureSchedule, Trainer, head_metrics, learning_rate
+from .trainer import (
+    COLLAPSE_NATS,
+    COLLAPSE_STEPS,
+    SCHEDULES,
+    TEMPERATURE_SCHEDULES,
+    TemperatureSchedule,
+    Trainer,
+    head_metrics,
+    head_warnings,
+    learning_rate,
+)
 
-__all__ = ["SCHEDULES", "TASKS", "TEMPERATURE_SCHEDULES", "Batch", "ModelConfig", "Task", "TemperatureSchedule",
-           "TinyTransformer", "Trainer", "generate", "head_metrics", "learning_rate", "make_task"]
+__all__ = [
+    "COLLAPSE_NATS",
+    "COLLAPSE_STEPS",
+    "SCHEDULES",
+    "TASKS",
+    "TEMPERATURE_SCHEDULES",
+    "Batch",
+    "ModelConfig",
+    "Task",
+    "TemperatureSchedule",
+    "TinyTransformer",
+    "Trainer",
+    "generate",
+    "head_metrics",
+    "head_warnings",
+    "learning_rate",
+    "make_task",
+]

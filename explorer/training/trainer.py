@@ -68,6 +68,31 @@ def head_metrics(weights: list[torch.Tensor], row_mask: torch.Tensor | None = No
     return out
 
 
+COLLAPSE_NATS, COLLAPSE_STEPS, DUPLICATE_SIM = 0.1, 50, 0.95
+
+
+def head_warnings(history: list[dict], n_layers: int, n_heads: int) -> list[tuple]:
+    """Heads worth a warning, from the metrics rows so far:
+
+    ``("collapsed", layer, head)`` when a head's entropy stayed below ``COLLAPSE_NATS`` for the last
+    ``COLLAPSE_STEPS`` steps (it attends to one position), and ``("duplicate", layer, similarity)`` when
+    two heads of a layer have near-identical maps in the latest step (cosine above ``DUPLICATE_SIM``).
+    """
+    out: list[tuple] = []
+    tail = history[-COLLAPSE_STEPS:]
+    if len(tail) == COLLAPSE_STEPS:
+        for layer in range(n_layers):
+            for h in range(n_heads):
+                if all(row[f"entropy_l{layer}_h{h}"] < COLLAPSE_NATS for row in tail):
+                    out.append(("collapsed", layer, h))
+    if history:
+        for layer in range(n_layers):
+            sim = history[-1].get(f"headsim_l{layer}", math.nan)
+            if math.isfinite(sim) and sim > DUPLICATE_SIM:
+                out.append(("duplicate", layer, sim))
+    return out
+
+
 class Trainer:
     """Trains a ``TinyTransformer`` on a task, one metrics row per step.
 

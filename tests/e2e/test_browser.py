@@ -68,23 +68,23 @@ def test_every_page_renders_and_survives_a_slider_move(page, server_url):
         page.screenshot(path=str(ARTIFACTS / f"page_{slug}.png"), full_page=True)
 
 
-def test_preset_button_moves_the_bandwidth(page, server_url):
-    page.goto(server_url)
+def open_and_press(page, url, button):
+    page.goto(url)
     page.wait_for_selector(CHART)
     wait_idle(page)
-    page.get_by_role("button", name="h = 10", exact=True).click()
+    page.get_by_role("button", name=button, exact=True).click()
     wait_idle(page)
+
+
+def test_preset_button_moves_the_bandwidth(page, server_url):
+    open_and_press(page, server_url, "h = 10")
     assert page.locator(MAIN_SLIDER).first.get_attribute("aria-valuetext") == "10"
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(ARTIFACTS / "kernel_regression_h10.png"), full_page=True)
 
 
 def test_bandwidth_is_shared_between_pages(page, server_url):
-    page.goto(server_url)
-    page.wait_for_selector(CHART)
-    wait_idle(page)
-    page.get_by_role("button", name="h = 0.05", exact=True).click()
-    wait_idle(page)
+    open_and_press(page, server_url, "h = 0.05")
     page.locator('[data-testid="stSidebarNav"] a', has_text="Attention heatmap").click()
     page.wait_for_selector('[data-testid="stMain"] h1:has-text("Attention heatmap")')
     wait_idle(page)

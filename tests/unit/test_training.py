@@ -189,3 +189,26 @@ def test_training_on_cuda():
     rows = tr.step(100)
     assert next(tr.model.parameters()).device.type == "cuda"
     assert rows[-1]["loss"] < 0.5 * rows[0]["loss"]
+
+
+def test_head_warnings_flag_collapse_and_duplicates_only_when_due():
+    from explorer.training import COLLAPSE_STEPS, head_warnings
+
+    calm = {"entropy_l0_h0": 1.2, "entropy_l0_h1": 0.01, "headsim_l0": 0.3}
+    rows = [dict(calm) for _ in range(COLLAPSE_STEPS)]
+    assert head_warnings(rows, 1, 2) == [("collapsed", 0, 1)]
+    assert head_warnings(rows[:-1], 1, 2) == []                       # not yet for long enough
+    rows[-1]["headsim_l0"] = 0.99
+    assert ("duplicate", 0, 0.99) in head_warnings(rows, 1, 2)
+    rows[10]["entropy_l0_h1"] = 0.5                                   # one spread-out step breaks the run
+    assert ("collapsed", 0, 1) not in head_warnings(rows, 1, 2)
+
+
+def test_reverse_training_ends_with_the_redundancy_warning():
+    from explorer.training import head_warnings
+
+    task = make_task("reverse")
+    tr = Trainer(task.model_config(n_heads=2, d_model=64), task, seed=0)
+    tr.step(200)
+    kinds = {w[0] for w in head_warnings(tr.history, 1, 2)}
+    assert "duplicate" in kinds
