@@ -73,10 +73,11 @@ def test_four_sessions_train_at_once_like_each_alone():
             at = page("live_training")
             at.number_input(key="train.seed").set_value(seed).run()
             for _ in range(3):
-                next(b for b in at.button if b.label == "Step ×10").click().run()
+                at.button(key="train.step").click().run()
+                assert not at.exception, [e.message for e in at.exception]
             results[seed] = [row["loss"] for row in at.session_state["train.trainer"].history]
         except Exception as err:           # surfaced below: a thread's exception would be lost
-            errors.append(repr(err))
+            errors.append(f"seed {seed}: {err!r}")
 
     threads = [threading.Thread(target=session, args=(s,)) for s in seeds]
     for t in threads:
