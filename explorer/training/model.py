@@ -189,16 +189,15 @@ def cache_timing(lengths, d_model: int = 64, n_layers: int = 2, n_heads: int = 4
     model = TinyTransformer(cfg).init_weights(torch.Generator().manual_seed(seed)).eval()
     prompt = torch.randint(0, 32, (1, 1), generator=torch.Generator().manual_seed(seed))
     generate(model, prompt, min(lengths) - 1, True)              # warm-up: first calls are slower
-    rows = []
-    for n in lengths:
-        best = {}
-        for use_cache in (True, False):
-            times = []
-            for _ in range(repeats):
+    best: dict[tuple[int, bool], float] = {}
+    logits: dict[tuple[int, bool], torch.Tensor] = {}
+    for _ in range(repeats):                # repeats outermost: a burst of load hits every length alike
+        for n in lengths:
+            for use_cache in (True, False):
                 t0 = time.perf_counter()
-                _, logits = generate(model, prompt, n - 1, use_cache)
-                times.append(time.perf_counter() - t0)
-                best[use_cache] = logits
-            best[f"t{use_cache}"] = min(times) * 1000 / (n - 1)
-        rows.append((n, best["tTrue"], best["tFalse"], float((best[True] - best[False]).abs().max())))
+                _, logits[n, use_cache] = generate(model, prompt, n - 1, use_cache)
+                dt = (time.perf_counter() - t0) * 1000 / (n - 1)
+                best[n, use_cache] = min(dt, best.get((n, use_cache), math.inf))
+    rows = [(n, best[n, True], best[n, False], float((logits[n, True] - logits[n, False]).abs().max()))
+            for n in lengths]
     return rows

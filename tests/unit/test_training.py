@@ -212,3 +212,11 @@ def test_reverse_training_ends_with_the_redundancy_warning():
     tr.step(200)
     kinds = {w[0] for w in head_warnings(tr.history, 1, 2)}
     assert "duplicate" in kinds
+
+
+def test_cache_timing_rows_agree_on_logits():
+    from explorer.training.model import cache_timing
+
+    rows = cache_timing([8, 24], d_model=16, n_layers=1, n_heads=2, repeats=1)
+    assert [r[0] for r in rows] == [8, 24]
+    assert all(r[1] > 0 and r[2] > 0 and r[3] <= 1e-5 for r in rows)
