@@ -14,7 +14,7 @@ import torch
 
 
 def as_tensor(value: Any, name: str, *, device: torch.device | None = None, ndim: int | None = None,
-              allow_empty: bool = False, dtype: torch.dtype | None = None) -> torch.Tensor:
+              dtype: torch.dtype | None = None) -> torch.Tensor:
     """Turn a tensor, numpy array, list or scalar into a finite floating tensor.
 
     A floating tensor keeps its dtype and device; a float64 numpy array becomes float64; anything
@@ -38,7 +38,7 @@ def as_tensor(value: Any, name: str, *, device: torch.device | None = None, ndim
             t = t.reshape(1)
         if t.ndim != ndim:
             raise ValueError(f"{name} must be {ndim}-dimensional, got shape {tuple(t.shape)}.")
-    if t.numel() == 0 and not allow_empty:
+    if t.numel() == 0:
         raise ValueError(f"{name} is empty: give at least one value.")
     if not bool(torch.isfinite(t).all()):
         raise ValueError(f"{name} contains NaN or infinite values: remove or replace them.")

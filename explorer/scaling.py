@@ -13,6 +13,7 @@ import pandas as pd
 import torch
 
 from ._checks import integer_in
+from .attention import entropy
 
 DEFAULT_N = 256   # queries and keys per d: 65,536 logits, std known to well under 1 %
 
@@ -52,7 +53,7 @@ def logit_stats(d_values, n: int = DEFAULT_N, scaled: bool = False, seed: int = 
             "d": d,
             "logit_std": float(logits.std()),
             "max_weight": float(w.amax(-1).mean()),
-            "entropy": float(-torch.special.xlogy(w, w).sum(-1).mean()),
+            "entropy": float(entropy(w).mean()),
             "softmax_grad_norm": float(softmax_jacobian_norm(w).mean()),
         })
     return pd.DataFrame(rows)

@@ -53,8 +53,7 @@ try:
             est = cache.nw_curve(*ds, k, b)
             label = f"{tr('kernel.' + k)}, h = {b:g}"
             curves[label] = est
-            target = data["true"] if data["true"] is not None else np.full_like(est, np.nan)
-            mse, undefined = defined_mse(est, target)
+            mse = defined_mse(est, data["true"])[0] if data["true"] is not None else None
             readouts.append((label, mse, int(np.isnan(est).sum())))
 except ValueError as err:
     st.error(f"{err}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -40,7 +40,6 @@ class Line:
     axis: str = "x"
     color: str = "#555555"
     dash: str = "dash"
-    extra: dict = field(default_factory=dict)
 
 
 def line_trace(x, y, name: str, color: str, style: Style, dash: str = "solid", mode: str = "lines",

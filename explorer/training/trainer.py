@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import torch
 
 from .._checks import integer_in, positive_number
+from ..attention import entropy
 from .model import ModelConfig, TinyTransformer
 from .tasks import Task, held_out_example
 
@@ -56,7 +57,7 @@ def head_metrics(weights: list[torch.Tensor], row_mask: torch.Tensor | None = No
     out: dict[str, float] = {}
     for layer, w in enumerate(weights):                     # w: (B, H, T, S)
         w = w.detach().float()
-        ent = -torch.special.xlogy(w, w).sum(-1)            # (B, H, T)
+        ent = entropy(w)                                    # (B, H, T)
         maxw = w.amax(-1)
         for h in range(w.shape[1]):
             out[f"entropy_l{layer}_h{h}"] = float(ent[:, h].mean())
