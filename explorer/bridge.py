@@ -6,14 +6,17 @@ Everything is float64 so that the bridge identity shows at machine precision.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import torch
 
 from . import attention as A
 from ._checks import integer_in, positive_number
 from .regression import nw_weights
+
+if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
+    import pandas as pd
 
 
 def random_qkv(d: int = 16, n_queries: int = 12, n_keys: int = 24, norm_spread: float = 0.0, seed: int = 0,
@@ -53,6 +56,7 @@ def compare(q, k, v, tau: float) -> dict:
 
 def difference_vs_spread(d: int, n_queries: int, n_keys: int, tau: float, spreads, seed: int = 0) -> pd.DataFrame:
     """Max |dot - Gaussian| and max |bias-corrected dot - Gaussian| as the key norms spread."""
+    import pandas as pd
     rows = []
     for s in spreads:
         q, k, v = random_qkv(d, n_queries, n_keys, float(s), seed)
@@ -63,6 +67,7 @@ def difference_vs_spread(d: int, n_queries: int, n_keys: int, tau: float, spread
 
 def temperature_sweep(q, k, taus) -> pd.DataFrame:
     """Mean row entropy (nats) and mean max weight of dot-product attention at each temperature."""
+    import pandas as pd
     t = torch.as_tensor([positive_number(x, "each tau") for x in taus], dtype=q.dtype)
     w = torch.softmax((q @ k.T)[None] / t[:, None, None], dim=-1)          # (n_tau, Lq, Lk)
     return pd.DataFrame({"tau": t.numpy(), "entropy": A.entropy(w).mean(-1).numpy(),
@@ -71,6 +76,7 @@ def temperature_sweep(q, k, taus) -> pd.DataFrame:
 
 def nw_entropy_sweep(x_query, x_train, kernel: str, bandwidths) -> pd.DataFrame:
     """The same two numbers for NW weights as the bandwidth h sweeps (h plays the role of sqrt(tau))."""
+    import pandas as pd
     rows = []
     for h in bandwidths:
         w = nw_weights(x_query, x_train, kernel, float(h))
@@ -85,6 +91,7 @@ def topk_error_curve(q, k, v, tau: float | None = None) -> pd.DataFrame:
     ratio of running sums, (Σ_{j<=k} e_j v_(j)) / (Σ_{j<=k} e_j), e_j = exp(s_(j) - s_(1)).
     (The unit tests check it against ``attention.topk_attention`` for every k.)
     """
+    import pandas as pd
     dense_out, dense_w = A.dot_product_attention(q, k, v, tau)
     tau = math.sqrt(q.shape[-1]) if tau is None else tau
     logits = q @ k.transpose(-2, -1) / tau                                   # (Lq, Lk)

@@ -10,11 +10,14 @@ import csv
 import io
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ._checks import integer_in
+
+if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
+    import pandas as pd
 
 MAX_POINTS = 20_000
 
@@ -108,6 +111,7 @@ class CsvTable:
 
 def read_csv(raw: bytes) -> CsvTable:
     """Parse uploaded bytes as a UTF-8 CSV with a header row; only data, never code."""
+    import pandas as pd
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -8,12 +8,15 @@ itself), so both default to leave-one-out training: the diagonal of the weight m
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import torch
 from torch import nn
 
 from ._checks import as_tensor, integer_in, positive_number
+
+if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
+    import pandas as pd
 
 
 def _xy(x, y):
@@ -38,6 +41,7 @@ def learn_bandwidth(x, y, *, leave_one_out: bool = True, h0: float = 1.0, steps:
     Returns one row per step: ``step``, ``h``, ``loss``. With ``leave_one_out=False`` the loss can
     always be lowered by shrinking h (each point's own weight tends to 1), so h collapses to 0.
     """
+    import pandas as pd
     xt, yt = _xy(x, y)
     h0 = positive_number(h0, "h0")
     steps = integer_in(steps, "steps", 1, 100_000)
@@ -94,6 +98,7 @@ class ParametricAttention(nn.Module):
 def fit_parametric_attention(x, y, *, hidden: int = 4, steps: int = 400, lr: float = 0.03,
                              seed: int = 0) -> tuple[ParametricAttention, pd.DataFrame]:
     """Train ``ParametricAttention`` with leave-one-out MSE (Adam, full batch, float64, seeded)."""
+    import pandas as pd
     xt, yt = _xy(x, y)
     hidden = integer_in(hidden, "hidden", 1, 64)
     steps = integer_in(steps, "steps", 1, 100_000)

@@ -5,12 +5,16 @@ Every function works on one example: q, k, v of shape (L, d) / (L, dv) and a boo
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 import torch
 import torch.nn.functional as F
 
 from . import attention as A
 from ._checks import integer_in
+
+if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
+    import pandas as pd
 
 MASK_TYPES = ("causal", "padding", "causal + padding")
 
@@ -50,6 +54,7 @@ def all_modes(q, k, v, mask) -> dict[str, dict[str, torch.Tensor]]:
 def leakage(q, k, v, mask, position: int | None = None, size: float = 5.0) -> pd.Series:
     """Largest change in the outputs of queries that may NOT see key ``position`` when that key and
     its value are perturbed (default: the last position). Zero means no leak."""
+    import pandas as pd
     pos = k.shape[0] - 1 if position is None else position
     blind = ~mask[:, pos]
     k2, v2 = k.clone(), v.clone()
@@ -79,6 +84,7 @@ def gradients(q, k, v, mask, seed: int = 1) -> dict[str, torch.Tensor]:
 
 def report(q, k, v, mask) -> pd.DataFrame:
     """One row per mode: the numbers behind each verdict on the Masking page."""
+    import pandas as pd
     results = all_modes(q, k, v, mask)
     ref = F.scaled_dot_product_attention(q[None], k[None], v[None], attn_mask=mask[None])[0]
     leaks = leakage(q, k, v, mask)

@@ -8,12 +8,15 @@ brings the std back to 1 at every d.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import torch
 
 from ._checks import integer_in
 from .attention import entropy
+
+if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
+    import pandas as pd
 
 DEFAULT_N = 256   # queries and keys per d: 65,536 logits, std known to well under 1 %
 
@@ -40,6 +43,7 @@ def logit_stats(d_values, n: int = DEFAULT_N, scaled: bool = False, seed: int = 
     """One row per d: ``d``, ``logit_std``, ``max_weight`` (mean over queries of the largest softmax
     weight), ``entropy`` (mean row entropy, nats), ``softmax_grad_norm`` (mean Jacobian Frobenius
     norm), for n queries against n keys."""
+    import pandas as pd
     n = integer_in(n, "n", 2, 4096)
     ds = [integer_in(d, "each d", 1, 16384) for d in d_values]
     if not ds:

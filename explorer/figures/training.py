@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 
 from ..i18n import t
 from .common import heatmap_grid, lines
 from .style import NORMAL, PALETTE, Line, Style, figure, line_trace
+
+if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
+    import pandas as pd
 
 MAX_POINTS = 1500
 
@@ -71,6 +74,7 @@ def icl_figure(x: np.ndarray, y: np.ndarray, is_query: np.ndarray, prediction: n
 
 
 def kv_timing_figure(rows, style: Style = NORMAL, lang: str = "en") -> go.Figure:
+    import pandas as pd
     df = pd.DataFrame(rows, columns=["length", "cache", "no_cache", "diff"])
     return lines(df["length"], {t("fig.with_cache", lang): df["cache"], t("fig.no_cache", lang): df["no_cache"]},
                  t("fig.kv_title", lang), t("fig.kv_x", lang), t("fig.kv_y", lang), mode="lines+markers",
