@@ -19,8 +19,13 @@ def show(fig, key: str) -> None:
 
 
 def export_control(fig, name: str) -> None:
-    """PNG, SVG, offline HTML and CSV downloads; the bytes are made only when a button is clicked."""
-    with st.popover(tr("ui.export"), icon=":material/download:"):
+    """PNG, SVG, offline HTML and CSV downloads. The buttons are built only while the popover is open
+    (opening it reruns the page), and the bytes only when a button is clicked: a page with ten
+    figures does not pay for forty download buttons on every slider move."""
+    popover = st.popover(tr("ui.export"), icon=":material/download:", key=f"export.{name}", on_change="rerun")
+    if not popover.open:
+        return
+    with popover:
         formats = ["png", "svg", "html", "csv"] if image_formats_available(fig) else ["html", "csv"]
         for fmt in formats:
             st.download_button(fmt.upper(), data=lambda fmt=fmt: to_bytes(fig, fmt), file_name=f"{name}.{fmt}",

@@ -2,6 +2,7 @@
 
 import re
 import time
+from pathlib import Path
 
 from tests.e2e.conftest import ARTIFACTS
 
@@ -136,5 +137,11 @@ def test_chinese_lecture_mode_and_the_export_control(page, server_url):
     page.get_by_role("button", name=re.compile("导出")).first.click()
     popover = page.locator('[data-testid="stPopoverBody"]')
     popover.wait_for()
+    csv_button = popover.get_by_role("button", name="CSV", exact=True)
+    csv_button.wait_for()            # the buttons are built by the rerun that opening the popover starts
     labels = popover.locator("button").all_inner_texts()
     assert {"PNG", "SVG", "HTML", "CSV"} <= {label.strip() for label in labels}
+    with page.expect_download() as download:
+        csv_button.click()
+    header, *rows = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+    assert header.startswith("trace,") and len(rows) > 100, (header, len(rows))

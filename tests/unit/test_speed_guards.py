@@ -1,4 +1,4 @@
-"""Start-up cost: what the first page imports decides how soon a lecture's first chart appears."""
+"""Guards for choices made for speed: what the first page imports, and figures built without validation."""
 
 import subprocess
 import sys
@@ -20,3 +20,14 @@ def test_first_page_does_not_import_pandas():
             "print(sorted(m for m in sys.modules if m == 'pandas' or m.startswith('pandas.')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout[:300]
+
+
+def test_figures_are_validated_under_test():
+    # pages skip plotly's validation for speed; the suite turns it on so misspelt properties fail here
+    import pytest
+
+    from explorer.figures import style
+
+    assert style.VALIDATE
+    with pytest.raises(ValueError, match="lin"):
+        style.figure([{"type": "scatter", "x": [1], "y": [1], "lin": {"width": 2}}], "t", "x", "y")
