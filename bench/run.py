@@ -10,12 +10,14 @@ cold start <= 6 s. Timings are best-of or medians of repeats; ratios are taken w
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -51,9 +53,13 @@ def bench_loop():
     x, y = torch.as_tensor(d.x), torch.as_tensor(d.y)
     t_loop = best_of(lambda: regression.nadaraya_watson_loop(x, x, y, "gaussian", 0.5), 2)
     t_vec = best_of(lambda: regression.nadaraya_watson(x, x, y, "gaussian", 0.5), 7)
+    # any exact vectorised method evaluates 2000 x 2000 exponentials: their time alone bounds the ratio
+    logits = -((x[:, None] - x[None, :]) ** 2) / (2 * 0.5**2)
+    t_exp = best_of(lambda: torch.exp(logits), 7)
     ratio = t_loop / t_vec
     row("NW vectorised vs per-query loop (n = 2000, float64, h = 0.5)",
-        f"{t_loop * 1e3:.0f} ms / {t_vec * 1e3:.1f} ms = {ratio:.0f}x", ">= 50x", ratio >= 50)
+        f"{t_loop * 1e3:.0f} ms / {t_vec * 1e3:.1f} ms = {ratio:.0f}x (the 4M exp alone: {t_exp * 1e3:.1f} ms, "
+        f"so at most {t_loop / t_exp:.0f}x)", ">= 50x", ratio >= 50)
 
 
 def bench_statsmodels():
@@ -164,7 +170,6 @@ def bench_training():
     trainer = Trainer(cfg, task, seed=0)
     trainer.step(10)
     steps = 150
-    t_dash = best_of(lambda: trainer.step(steps), 5)
 
     bare = Trainer(cfg, task, seed=0)        # same model, same data, nothing recorded
     model, opt = bare.model, bare.opt
@@ -180,10 +185,51 @@ def bench_training():
             opt.step()
 
     bare_loop()
-    t_bare = best_of(bare_loop, 5)
+    t_dash, t_bare = math.inf, math.inf
+    for _ in range(5):          # interleaved, so that a burst of load on the machine hits both
+        t_dash = min(t_dash, best_of(lambda: trainer.step(steps), 1))
+        t_bare = min(t_bare, best_of(bare_loop, 1))
     ratio = t_bare / t_dash
     row("training steps/s, dashboard path (Trainer.step + metrics) vs bare loop, reverse",
         f"{steps / t_dash:.0f} vs {steps / t_bare:.0f} steps/s = {ratio:.2f}", ">= 0.8", ratio >= 0.8)
+
+
+BARE_APP = """
+import plotly.graph_objects as go
+import streamlit as st
+st.title("One chart")
+st.plotly_chart(go.Figure(go.Scatter(x=[1, 2, 3], y=[1, 3, 2])))
+"""
+
+CHART_DRAWN = '[data-testid="stPlotlyChart"] .scatterlayer .trace'   # a chart with its data, not an empty frame
+
+
+def _cold_start(browser, app: Path) -> tuple[float, float]:
+    """Seconds from `streamlit run` to the server being healthy, and to the first chart drawn."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    page = browser.new_page()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.address", "127.0.0.1",
+                             "--server.port", str(port), "--server.headless", "true",
+                             "--server.fileWatcherType", "none"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.05)
+        t_health = time.perf_counter() - t0
+        page.goto(f"http://127.0.0.1:{port}")
+        page.wait_for_selector(CHART_DRAWN, timeout=120_000)
+        return t_health, time.perf_counter() - t0
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        page.close()
 
 
 def bench_cold_start():
@@ -193,41 +239,32 @@ def bench_cold_start():
         return
     from playwright.sync_api import sync_playwright
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    with sync_playwright() as pw:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import torch"], check=True)
+    t_torch = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        bare = Path(tmp) / "one_chart.py"
+        bare.write_text(BARE_APP)
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=[
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--no-first-run"])
-        page = browser.new_page()
-        t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-                                 "--server.address", "127.0.0.1", "--server.port", str(port),
-                                 "--server.headless", "true", "--server.fileWatcherType", "none"],
-                                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            while True:
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-                    break
-                except OSError:
-                    time.sleep(0.05)
-            t_health = time.perf_counter() - t0
-            page.goto(f"http://127.0.0.1:{port}")
-            page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=120_000)
-            t_paint = time.perf_counter() - t0
+            runs = [(_cold_start(browser, ROOT / "app.py"), _cold_start(browser, bare)) for _ in range(2)]
         finally:
-            proc.terminate()
-            proc.wait(timeout=10)
             browser.close()
-    row("cold start: server start to first chart painted (Kernel regression)",
-        f"{t_paint:.1f} s (healthy after {t_health:.1f} s)", "<= 6 s", t_paint <= 6)
+    (t_health, t_paint), _ = min(runs, key=lambda r: r[0][1])
+    t_bare = min(r[1][1] for r in runs)
+    row("cold start: server start to first chart drawn (Kernel regression), best of 2",
+        f"{t_paint:.1f} s (healthy after {t_health:.1f} s); floor on this machine: a one-chart Streamlit page "
+        f"without torch {t_bare:.1f} s + `import torch` {t_torch:.1f} s", "<= 6 s", t_paint <= 6)
 
 
 def main():
     start = time.time()
+    chosen = [a for a in sys.argv[1:] if not a.startswith("--")]      # e.g. `bench/run.py pages cold`
     for fn in (bench_loop, bench_statsmodels, bench_sdpa, bench_large, bench_pages, bench_training, bench_cold_start):
+        if chosen and not any(c in fn.__name__ for c in chosen):
+            continue
         print(f"{fn.__name__}…", file=sys.stderr, flush=True)
         fn()
     header = (f"Machine: {platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}, "

@@ -10,6 +10,7 @@ from .trainer import (
     TemperatureSchedule,
     Trainer,
     head_metrics,
+    head_metrics_steps,
     head_warnings,
     learning_rate,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "Trainer",
     "generate",
     "head_metrics",
+    "head_metrics_steps",
     "head_warnings",
     "learning_rate",
     "make_task",

@@ -50,23 +50,35 @@ def learning_rate(step: int, base_lr: float, warmup: int, total: int, schedule: 
     return base_lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
 
 
-def head_metrics(weights: list[torch.Tensor], row_mask: torch.Tensor | None = None) -> dict[str, float]:
+def head_metrics(weights: list[torch.Tensor]) -> dict[str, float]:
     """Per layer l and head h: mean row entropy (nats) ``entropy_l{l}_h{h}``, mean max weight
     ``maxw_l{l}_h{h}``; per layer, the largest cosine similarity between two heads' maps ``headsim_l{l}``
-    (1 = duplicates; NaN with one head)."""
-    out: dict[str, float] = {}
-    for layer, w in enumerate(weights):                     # w: (B, H, T, S)
-        w = w.detach().float()
-        ent = entropy(w)                                    # (B, H, T)
-        maxw = w.amax(-1)
-        for h in range(w.shape[1]):
-            out[f"entropy_l{layer}_h{h}"] = float(ent[:, h].mean())
-            out[f"maxw_l{layer}_h{h}"] = float(maxw[:, h].mean())
-        flat = torch.nn.functional.normalize(w.transpose(0, 1).reshape(w.shape[1], -1), dim=-1)
-        sim = flat @ flat.T
-        n = sim.shape[0]
-        out[f"headsim_l{layer}"] = float((sim - 2 * torch.eye(n)).max()) if n > 1 else math.nan
-    return out
+    (1 = duplicates; NaN with one head). ``weights``: per layer, the (B, H, T, S) attention weights."""
+    return head_metrics_steps([weights])[0]
+
+
+def head_metrics_steps(steps: list[list[torch.Tensor]]) -> list[dict[str, float]]:
+    """``head_metrics`` of several training steps at once (one item per step), computed on the stacked
+    weights with one host transfer per layer: the trainer records every step, and per-step small ops
+    would cost a noticeable share of a step."""
+    shapes = [[w.shape for w in s] for s in steps]
+    if any(sh != shapes[0] for sh in shapes):           # cannot stack: one step at a time
+        return [head_metrics_steps([s])[0] for s in steps]
+    rows: list[dict[str, float]] = [{} for _ in steps]
+    for layer in range(len(steps[0])):
+        w = torch.stack([s[layer].detach().float() for s in steps])        # (K, B, H, T, S)
+        k, n = w.shape[0], w.shape[2]
+        ent = entropy(w).mean(dim=(1, 3))                                  # (K, H)
+        maxw = w.amax(-1).mean(dim=(1, 3))                                 # (K, H)
+        flat = torch.nn.functional.normalize(w.transpose(1, 2).reshape(k, n, -1), dim=-1)
+        sim = flat @ flat.transpose(1, 2) - 2 * torch.eye(n, device=w.device)   # diagonal out of the max
+        values = torch.cat([ent, maxw, sim.amax(dim=(1, 2))[:, None]], dim=1).tolist()
+        for row, v in zip(rows, values, strict=True):
+            for h in range(n):
+                row[f"entropy_l{layer}_h{h}"] = v[h]
+                row[f"maxw_l{layer}_h{h}"] = v[n + h]
+            row[f"headsim_l{layer}"] = v[2 * n] if n > 1 else math.nan
+    return rows
 
 
 COLLAPSE_NATS, COLLAPSE_STEPS, DUPLICATE_SIM = 0.1, 50, 0.95
@@ -147,7 +159,8 @@ class Trainer:
     def step(self, n: int = 1) -> list[dict]:
         """Advance up to ``n`` steps; return one metrics row per step taken."""
         n = integer_in(n, "n", 1, 1_000_000)
-        rows = []
+        rows: list[dict] = []
+        pending: list[list[torch.Tensor]] = []      # attention weights of the steps whose head metrics are due
         self.model.train()
         for _ in range(n):
             if self.stopped:
@@ -177,12 +190,24 @@ class Trainer:
             self.opt.step()
             self.step_count += 1
             acc = self.task.accuracy(out.detach(), batch)
-            row = {"step": s, "loss": float(loss.detach()), "accuracy": math.nan if acc is None else acc,
-                   "lr": lr, "temperature": temp}
-            row.update(head_metrics(weights))
-            rows.append(row)
-            self.history.append(row)
+            rows.append({"step": s, "loss": float(loss.detach()), "accuracy": math.nan if acc is None else acc,
+                         "lr": lr, "temperature": temp})
+            pending.append([w.detach() for w in weights])
+            if sum(w.numel() for step_weights in pending for w in step_weights) > self.METRICS_BATCH_CELLS:
+                self._add_head_metrics(rows, pending)
+        self._add_head_metrics(rows, pending)
+        self.history.extend(rows)
         return rows
+
+    METRICS_BATCH_CELLS = 4_000_000     # attention weights held back for one batched head-metrics pass
+
+    @staticmethod
+    def _add_head_metrics(rows: list[dict], pending: list[list[torch.Tensor]]) -> None:
+        """Fill in the head metrics of the last ``len(pending)`` rows, then empty ``pending``."""
+        if pending:
+            for row, metrics in zip(rows[-len(pending):], head_metrics_steps(pending), strict=True):
+                row.update(metrics)
+            pending.clear()
 
     @torch.no_grad()
     def attention_maps(self) -> list[torch.Tensor]:

@@ -14,6 +14,7 @@ from explorer.training import (
     Trainer,
     generate,
     head_metrics,
+    head_metrics_steps,
     learning_rate,
     make_task,
 )
@@ -85,6 +86,40 @@ def test_head_similarity_is_one_for_duplicate_heads():
     w = torch.softmax(torch.randn(2, 1, 5, 5), -1).expand(2, 3, 5, 5)
     assert head_metrics([w])["headsim_l0"] == pytest.approx(1.0)
     assert math.isnan(head_metrics([w[:, :1]])["headsim_l0"])
+
+
+def test_batched_head_metrics_match_each_step_alone():
+    gen = torch.Generator().manual_seed(1)
+    steps = [[torch.softmax(torch.randn(3, 2, 5, 5, generator=gen), -1),
+              torch.softmax(torch.randn(3, 2, 5, 5, generator=gen), -1)] for _ in range(4)]
+    odd = [[torch.softmax(torch.randn(2, 2, 4, 4, generator=gen), -1)] * 2]      # another shape: not stackable
+    for batch in (steps, steps + odd):
+        together = head_metrics_steps(batch)
+        for step_weights, row in zip(batch, together, strict=True):
+            for layer, w in enumerate(step_weights):
+                for h in range(2):
+                    brute = float(-(w[:, h] * w[:, h].log()).sum(-1).mean())
+                    assert row[f"entropy_l{layer}_h{h}"] == pytest.approx(brute, rel=1e-5)
+                    assert row[f"maxw_l{layer}_h{h}"] == pytest.approx(float(w[:, h].amax(-1).mean()), rel=1e-6)
+            assert row == pytest.approx(head_metrics(step_weights), rel=1e-6)
+
+
+def test_trainer_history_does_not_depend_on_how_metrics_are_batched():
+    task = make_task("reverse")
+    cfg = task.model_config(n_heads=2, d_model=32)
+    a, b = Trainer(cfg, task, seed=5, batch_size=4), Trainer(cfg, task, seed=5, batch_size=4)
+    b.METRICS_BATCH_CELLS = 1                   # a metrics pass after every step
+    rows_a, rows_b = a.step(7), b.step(7)
+    assert len(rows_a) == len(rows_b) == len(a.history) == 7
+    for ra, rb in zip(rows_a, rows_b, strict=True):
+        assert ra == pytest.approx(rb, rel=1e-6)
+
+
+def test_head_similarity_is_the_largest_pairwise_cosine():
+    w = torch.softmax(torch.randn(4, 3, 6, 6, generator=torch.Generator().manual_seed(0)), -1)
+    pairs = [float(torch.nn.functional.cosine_similarity(w[:, a].flatten(), w[:, b].flatten(), dim=0))
+             for a in range(3) for b in range(3) if a < b]
+    assert head_metrics([w])["headsim_l0"] == pytest.approx(max(pairs), rel=1e-6)
 
 
 def test_schedules_at_start_and_end():
