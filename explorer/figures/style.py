@@ -150,6 +150,9 @@ def restyle(fig: go.Figure, style: Style) -> go.Figure:
     out.layout.font.size = style.font_size
     out.layout.title.font.size = round(style.font_size * 1.25)
     out.layout.height = round((fig.layout.height or NORMAL.height) * style.height / NORMAL.height)
+    for axis in out.layout:             # bigger labels need fewer ticks, or they overlap on short axes
+        if axis.startswith("yaxis"):
+            out.layout[axis].nticks = 6
     for ann in out.layout.annotations:
         ann.font.size = round((ann.font.size or NORMAL.font_size) * f_font)
     for shape in out.layout.shapes:
