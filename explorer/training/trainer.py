@@ -114,6 +114,8 @@ class Trainer:
     training before the update (the weights stay at the last good step) and sets ``stopped``.
     """
 
+    METRICS_BATCH_CELLS = 4_000_000     # attention weights held back for one batched head-metrics pass
+
     def __init__(self, config: ModelConfig, task: Task, lr: float = 3e-3, warmup: int = 20,
                  schedule: str = "cosine", temperature_schedule: TemperatureSchedule | None = None,
                  seed: int = 0, device: str | torch.device = "cpu", batch_size: int = 32,
@@ -161,6 +163,7 @@ class Trainer:
         n = integer_in(n, "n", 1, 1_000_000)
         rows: list[dict] = []
         pending: list[list[torch.Tensor]] = []      # attention weights of the steps whose head metrics are due
+        held = 0                                    # how many weights ``pending`` holds
         self.model.train()
         for _ in range(n):
             if self.stopped:
@@ -193,13 +196,13 @@ class Trainer:
             rows.append({"step": s, "loss": float(loss.detach()), "accuracy": math.nan if acc is None else acc,
                          "lr": lr, "temperature": temp})
             pending.append([w.detach() for w in weights])
-            if sum(w.numel() for step_weights in pending for w in step_weights) > self.METRICS_BATCH_CELLS:
+            held += sum(w.numel() for w in weights)
+            if held > self.METRICS_BATCH_CELLS:
                 self._add_head_metrics(rows, pending)
+                held = 0
         self._add_head_metrics(rows, pending)
         self.history.extend(rows)
         return rows
-
-    METRICS_BATCH_CELLS = 4_000_000     # attention weights held back for one batched head-metrics pass
 
     @staticmethod
     def _add_head_metrics(rows: list[dict], pending: list[list[torch.Tensor]]) -> None:
