@@ -161,10 +161,11 @@ def live_view():
     if trainer.stopped:
         st.error(trainer.stopped)
 
-    rows = trainer.history
+    with trainer.lock:        # another run of this session may be mid-chunk: read after it, all at once
+        rows, step_count, maps = list(trainer.history), trainer.step_count, trainer.attention_maps()
     cfg = trainer.config
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric(tr("lt.m_step"), trainer.step_count)
+    m1.metric(tr("lt.m_step"), step_count)
     if not rows:
         st.info(tr("lt.press_start"))
     else:
@@ -180,7 +181,7 @@ def live_view():
             show(loss_figure(df, trainer.task.regression, lang=lang()), key="loss")
         with right:
             show(entropy_figure(df, cfg.n_layers, cfg.n_heads, cfg.seq_len, lang=lang()), key="entropy")
-    show(attention_maps_figure([m.numpy() for m in trainer.attention_maps()], lang=lang()), key="maps")
+    show(attention_maps_figure([m.numpy() for m in maps], lang=lang()), key="maps")
     if trainer.task.name == "sine_icl":
         ex = trainer.example_predictions()
         feats = ex["inputs"].numpy()

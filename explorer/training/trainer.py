@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 import torch
@@ -139,28 +140,35 @@ class Trainer:
         self.history: list[dict] = []          # every metrics row so far, in order
         self.stopped: str | None = None
         self.example = held_out_example(task).to(self.device)
+        # Held while training or reading the model: a dashboard may run two script runs of one session at
+        # once (a timed refresh still training when a rerun starts), and they must not interleave.
+        self.lock = threading.RLock()
 
     # -- settings that may change between steps (the weights are kept)
     def set_lr(self, lr: float, warmup: int | None = None, schedule: str | None = None) -> None:
         """Change the learning rate (and warmup/schedule). A new learning rate clears a stop caused by a
         non-finite loss: the weights are those of the last good step, so training can go on."""
         lr = positive_number(lr, "lr", upper=1e4)
-        if lr != self.lr and self.stopped:
-            self.stopped = None
-        self.lr = lr
-        if warmup is not None:
-            self.warmup = integer_in(warmup, "warmup", 0, 100_000)
-        if schedule is not None:
-            if schedule not in SCHEDULES:
-                raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}; got {schedule!r}.")
-            self.schedule = schedule
+        warmup = self.warmup if warmup is None else integer_in(warmup, "warmup", 0, 100_000)
+        schedule = self.schedule if schedule is None else schedule
+        if schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}; got {schedule!r}.")
+        with self.lock:
+            if lr != self.lr and self.stopped:
+                self.stopped = None
+            self.lr, self.warmup, self.schedule = lr, warmup, schedule
 
     def set_temperature_schedule(self, schedule: TemperatureSchedule) -> None:
-        self.temperature_schedule = schedule
+        with self.lock:
+            self.temperature_schedule = schedule
 
     def step(self, n: int = 1) -> list[dict]:
         """Advance up to ``n`` steps; return one metrics row per step taken."""
         n = integer_in(n, "n", 1, 1_000_000)
+        with self.lock:
+            return self._advance(n)
+
+    def _advance(self, n: int) -> list[dict]:
         rows: list[dict] = []
         pending: list[list[torch.Tensor]] = []      # attention weights of the steps whose head metrics are due
         held = 0                                    # how many weights ``pending`` holds
@@ -215,16 +223,18 @@ class Trainer:
     @torch.no_grad()
     def attention_maps(self) -> list[torch.Tensor]:
         """Per layer, the (H, T, T) weights on the fixed held-out example, at the current temperature."""
-        self.model.eval()
-        self.model.temperature = self.temperature_schedule.at(self.step_count, self.total_steps)
-        _, weights = self.model(self.example.inputs, self.example.attn_mask)
+        with self.lock:
+            self.model.eval()
+            self.model.temperature = self.temperature_schedule.at(self.step_count, self.total_steps)
+            _, weights = self.model(self.example.inputs, self.example.attn_mask)
         return [w[0].cpu() for w in weights]
 
     @torch.no_grad()
     def example_predictions(self) -> dict[str, torch.Tensor]:
         """Inputs, targets, loss mask and the model's output on the held-out example (batch of 1)."""
-        self.model.eval()
-        out, _ = self.model(self.example.inputs, self.example.attn_mask)
+        with self.lock:
+            self.model.eval()
+            out, _ = self.model(self.example.inputs, self.example.attn_mask)
         pred = out[0, :, 0] if self.task.regression else out[0].argmax(-1)
         return {"inputs": self.example.inputs[0].cpu(), "targets": self.example.targets[0].cpu(),
                 "loss_mask": self.example.loss_mask[0].cpu(), "prediction": pred.cpu()}

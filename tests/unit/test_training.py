@@ -115,6 +115,31 @@ def test_trainer_history_does_not_depend_on_how_metrics_are_batched():
         assert ra == pytest.approx(rb, rel=1e-6)
 
 
+def test_concurrent_runs_step_one_at_a_time():
+    # a Streamlit session can run two script runs at once; the trainer's lock must serialise them
+    import threading
+
+    task = make_task("reverse")
+    cfg = task.model_config(n_heads=2, d_model=32)
+    shared, alone = Trainer(cfg, task, seed=2, batch_size=8), Trainer(cfg, task, seed=2, batch_size=8)
+    seen = []
+
+    def read():
+        for _ in range(200):
+            with shared.lock:
+                seen.append((shared.step_count, len(shared.history)))
+
+    threads = [threading.Thread(target=shared.step, args=(15,)) for _ in range(2)] + [threading.Thread(target=read)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    alone.step(30)
+    assert [r["step"] for r in shared.history] == list(range(30))
+    assert [r["loss"] for r in shared.history] == pytest.approx([r["loss"] for r in alone.history], rel=1e-6)
+    assert all(count == length for count, length in seen)
+
+
 def test_head_similarity_is_the_largest_pairwise_cosine():
     w = torch.softmax(torch.randn(4, 3, 6, 6, generator=torch.Generator().manual_seed(0)), -1)
     pairs = [float(torch.nn.functional.cosine_similarity(w[:, a].flatten(), w[:, b].flatten(), dim=0))
