@@ -12,6 +12,18 @@ from typing import Any
 import numpy as np
 import torch
 
+from .i18n import Message
+
+
+class UserError(ValueError):
+    """A ``ValueError`` whose sentence is UI text (``message``, a ``Message``): English when printed, and
+    shown in the page's language by the dashboard. Used where a user's own input (a file, a training
+    run) went wrong, rather than a programmer's argument."""
+
+    def __init__(self, key: str, **values):
+        self.message = Message(key, **values)
+        super().__init__(self.message)
+
 
 def as_tensor(value: Any, name: str, *, device: torch.device | None = None, ndim: int | None = None,
               dtype: torch.dtype | None = None) -> torch.Tensor:

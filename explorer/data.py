@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._checks import integer_in
+from ._checks import UserError, integer_in
+from .i18n import Message
 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
     import pandas as pd
@@ -115,14 +116,13 @@ def read_csv(raw: bytes) -> CsvTable:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ValueError("The file is not UTF-8 text: save it as a UTF-8 CSV and upload it again.") from None
+        raise UserError("err.csv_not_utf8") from None
     if not text.strip():
-        raise ValueError("The file is empty: upload a CSV with a header row and at least 2 rows of numbers.")
+        raise UserError("err.csv_empty")
     try:
         frame = pd.read_csv(io.StringIO(text), sep=None, engine="python")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error) as err:
-        raise ValueError(f"The file could not be read as CSV ({str(err).splitlines()[0]}): upload comma-separated "
-                         "columns with a header row.") from None
+        raise UserError("err.csv_unreadable", detail=str(err).splitlines()[0]) from None
     numeric = []
     for col in frame.columns:
         values = pd.to_numeric(frame[col], errors="coerce")
@@ -131,8 +131,8 @@ def read_csv(raw: bytes) -> CsvTable:
             numeric.append(str(col))
     frame.columns = [str(c) for c in frame.columns]
     if len(numeric) < 2:
-        raise ValueError(f"The file needs two numeric columns (x and y); it has {len(numeric)} "
-                         f"among {len(frame.columns)} column(s): {', '.join(map(str, frame.columns))[:120]}.")
+        raise UserError("err.csv_two_numeric", n=len(numeric), total=len(frame.columns),
+                        columns=", ".join(map(str, frame.columns))[:120])
     return CsvTable(frame, numeric)
 
 
@@ -146,39 +146,34 @@ def dataset_from_table(table: CsvTable, x_col: str, y_col: str, drop_invalid: bo
     """
     for col in (x_col, y_col):
         if col not in table.numeric:
-            raise ValueError(f"Column {col!r} is not one of the numeric columns: {', '.join(table.numeric)}.")
+            raise UserError("err.csv_not_numeric", column=repr(col), numeric=", ".join(table.numeric))
     if x_col == y_col:
-        raise ValueError("Pick two different columns for x and y.")
+        raise UserError("err.csv_same_columns")
     x = np.asarray(table.frame[x_col], dtype=float)
     y = np.asarray(table.frame[y_col], dtype=float)
-    notes = []
+    notes: list[Message] = []
     bad = ~(np.isfinite(x) & np.isfinite(y))
     if bad.any():
         if not drop_invalid:
-            raise ValueError(f"{int(bad.sum())} of {len(x)} rows have a missing or non-finite x or y: tick "
-                             "'drop those rows' to use the other rows.")
+            raise UserError("err.csv_bad_rows", bad=int(bad.sum()), n=len(x))
         x, y = x[~bad], y[~bad]
-        notes.append(f"Dropped {int(bad.sum())} rows with missing or non-finite values.")
+        notes.append(Message("note.csv_dropped", n=int(bad.sum())))
     if len(x) < 2:
-        raise ValueError(f"Only {len(x)} usable row(s): kernel regression needs at least 2.")
+        raise UserError("err.csv_too_few", n=len(x))
     if len(x) > MAX_UPLOAD_ROWS:
-        raise ValueError(f"The file has {len(x):,} rows; the limit is {MAX_UPLOAD_ROWS:,} (leave-one-out costs "
-                         "grow with the square of the size). Upload a sample of the rows.")
+        raise UserError("err.csv_too_many", n=f"{len(x):,}", limit=f"{MAX_UPLOAD_ROWS:,}")
     if np.ptp(x) == 0:
-        raise ValueError(f"Every x is {x[0]:g}: with no spread in x there is nothing to smooth. Pick another "
-                         "x column.")
+        raise UserError("err.csv_no_spread", x=f"{x[0]:g}")
     if max(np.abs(x).max(), np.abs(y).max()) > HUGE:
         if not standardise:
-            raise ValueError(f"Values reach {max(np.abs(x).max(), np.abs(y).max()):.3g}; tick 'standardise' to "
-                             "rescale x and y to mean 0 and standard deviation 1.")
+            raise UserError("err.csv_huge", size=f"{max(np.abs(x).max(), np.abs(y).max()):.3g}")
         x = (x - x.mean()) / x.std()
         y = (y - y.mean()) / (y.std() or 1.0)
-        notes.append("Values above 1e6 in size were standardised: x and y now have mean 0 and standard "
-                     "deviation 1, and bandwidths are in those units.")
+        notes.append(Message("note.csv_standardised"))
     order = np.argsort(x, kind="stable")
     x, y = x[order], y[order]
     ds = Dataset(name, x, y, None, (float(x.min()), float(x.max())),
-                 f"uploaded: {len(x)} rows, x = {x_col}, y = {y_col}")
+                 Message("data.upload_description", n=len(x), x=x_col, y=y_col))
     return ds, notes
 
 

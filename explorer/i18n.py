@@ -67,7 +67,8 @@ EN: dict[str, str] = {
     "nw.preset.over-smooth": "over-smooth",
     "nw.typed": "…or type a bandwidth",
     "nw.typed_help": "A number from {lo} to {hi}, snapped to the slider's grid.",
-    "nw.typed_error": "{error} Type a number from {lo} to {hi}; the bandwidth stays at its previous value.",
+    "nw.typed_error": "“{text}” is not a bandwidth from {lo} to {hi}: type a number in that range. The bandwidth "
+                      "stays at its previous value.",
     # --- figures
     "fig.x": "x (input, arbitrary units)",
     "fig.y": "y (target, arbitrary units)",
@@ -436,6 +437,31 @@ EN: dict[str, str] = {
     "watch.sort": "Each output position must find the token of its rank: the maps depend on the content.",
     "watch.sine_icl": "Query positions attend to the context points near their own x: the same local weights as the "
                       "Nadaraya-Watson heatmap, learned rather than chosen.",
+    # --- sentences from the explorer package that a user reads (errors and notes)
+    "err.csv_not_utf8": "The file is not UTF-8 text: save it as a UTF-8 CSV and upload it again.",
+    "err.csv_empty": "The file is empty: upload a CSV with a header row and at least 2 rows of numbers.",
+    "err.csv_unreadable": "The file could not be read as CSV ({detail}): upload comma-separated columns with a "
+                          "header row.",
+    "err.csv_two_numeric": "The file needs two numeric columns (x and y); it has {n} among {total} column(s): "
+                           "{columns}.",
+    "err.csv_not_numeric": "Column {column} is not one of the numeric columns: {numeric}.",
+    "err.csv_same_columns": "Pick two different columns for x and y.",
+    "err.csv_bad_rows": "{bad} of {n} rows have a missing or non-finite x or y: tick “Drop rows with missing or "
+                        "non-finite values” to use the other rows.",
+    "err.csv_too_few": "Only {n} usable row(s): kernel regression needs at least 2.",
+    "err.csv_too_many": "The file has {n} rows; the limit is {limit} (leave-one-out costs grow with the square of "
+                        "the size). Upload a sample of the rows.",
+    "err.csv_no_spread": "Every x is {x}: with no spread in x there is nothing to smooth. Pick another x column.",
+    "err.csv_huge": "Values reach {size}; tick “Standardise huge values (above 1e6)” to standardise x and y "
+                    "(mean 0, standard deviation 1).",
+    "note.csv_dropped": "Dropped {n} rows with missing or non-finite values.",
+    "note.csv_standardised": "Values above 1e6 in size were standardised: x and y now have mean 0 and standard "
+                             "deviation 1, and bandwidths are in those units.",
+    "data.upload_description": "uploaded: {n} rows, x = {x}, y = {y}",
+    "train.stopped_loss": "Training stopped at step {step}: the loss became {value}. Lower the learning rate (now "
+                          "{lr}) to go on from the last good step, or press Reset.",
+    "train.stopped_grad": "Training stopped at step {step}: the gradients became non-finite. Lower the learning rate "
+                          "(now {lr}) to go on from the last good step, or press Reset.",
 }
 
 ZH: dict[str, str] = {
@@ -497,7 +523,7 @@ ZH: dict[str, str] = {
     "nw.preset.over-smooth": "过度平滑",
     "nw.typed": "……或直接输入带宽",
     "nw.typed_help": "{lo} 到 {hi} 之间的数，会对齐到滑块的刻度。",
-    "nw.typed_error": "{error} 请输入 {lo} 到 {hi} 之间的数；带宽保持原值不变。",
+    "nw.typed_error": "“{text}” 不是 {lo} 到 {hi} 之间的带宽：请输入该范围内的数。带宽保持原值不变。",
     # --- 图形
     "fig.x": "x（输入，任意单位）",
     "fig.y": "y（目标，任意单位）",
@@ -827,6 +853,25 @@ ZH: dict[str, str] = {
                        "在重复段内，每个位置关注它上一次出现之后的那个词元。",
     "watch.sort": "每个输出位置要找到对应名次的词元：注意力图取决于内容。",
     "watch.sine_icl": "查询位置关注 x 接近自己的上下文点：与 Nadaraya-Watson 热力图相同的局部权重，只不过是学出来的而不是选定的。",
+    # --- sentences from the explorer package that a user reads (errors and notes)
+    "err.csv_not_utf8": "文件不是 UTF-8 文本：请将其另存为 UTF-8 编码的 CSV 后重新上传。",
+    "err.csv_empty": "文件是空的：请上传带表头、且至少有 2 行数字的 CSV。",
+    "err.csv_unreadable": "无法按 CSV 读取该文件（{detail}）：请上传以逗号分隔、带表头的各列。",
+    "err.csv_two_numeric": "文件需要两列数值（x 和 y）；它的 {total} 列中只有 {n} 列是数值：{columns}。",
+    "err.csv_not_numeric": "列 {column} 不是数值列；可选的数值列：{numeric}。",
+    "err.csv_same_columns": "请为 x 和 y 选择两个不同的列。",
+    "err.csv_bad_rows": "{n} 行中有 {bad} 行的 x 或 y 缺失或不是有限值：勾选“删除含缺失值或非有限值的行”即可使用其余各行。",
+    "err.csv_too_few": "只有 {n} 行可用：核回归至少需要 2 行。",
+    "err.csv_too_many": "文件有 {n} 行，上限是 {limit} 行（留一交叉验证的开销随数据量的平方增长）。请上传其中一部分行。",
+    "err.csv_no_spread": "所有 x 都等于 {x}：x 没有变化，就没有什么可平滑的。请换一个 x 列。",
+    "err.csv_huge": "数值大到 {size}；勾选“标准化过大的数值（超过 1e6）”，把 x 和 y 缩放为均值 0、标准差 1。",
+    "note.csv_dropped": "已删除 {n} 行含缺失值或非有限值的数据。",
+    "note.csv_standardised": "绝对值超过 1e6 的数据已标准化：x 和 y 现在均值为 0、标准差为 1，带宽也以此为单位。",
+    "data.upload_description": "已上传：{n} 行，x = {x}，y = {y}",
+    "train.stopped_loss": "训练在第 {step} 步停止：损失变成了 {value}。请降低学习率（当前为 {lr}），从最后一个正常的步骤继续，"
+                          "或按“重置”。",
+    "train.stopped_grad": "训练在第 {step} 步停止：梯度变成了非有限值。请降低学习率（当前为 {lr}），从最后一个正常的步骤继续，"
+                          "或按“重置”。",
 }
 
 STRINGS = {"en": EN, "zh": ZH}
@@ -839,3 +884,23 @@ def t(key: str, lang: str = "en", **values) -> str:
     if text is None:
         raise KeyError(f"no UI text with key {key!r}")
     return text.format(**values) if values else text
+
+
+class Message(str):
+    """A sentence for the user that remembers its key: it reads as the English text wherever a string is
+    expected (logs, exceptions, tests), and ``in_lang`` gives it in another UI language."""
+
+    def __new__(cls, key: str, **values):
+        obj = super().__new__(cls, t(key, "en", **values))
+        obj.key, obj.values = key, values
+        return obj
+
+    def in_lang(self, lang: str) -> str:
+        return t(self.key, lang, **self.values)
+
+    def __reduce__(self):
+        return _message, (self.key, self.values)
+
+
+def _message(key: str, values: dict) -> Message:
+    return Message(key, **values)

@@ -11,7 +11,7 @@ from explorer.ui import cache
 from explorer.ui.controls import BANDWIDTHS, SHARED_PARAMS, dataset_controls, kernel_bandwidth_controls
 from explorer.ui.figure import show
 from explorer.ui.layout import explanation
-from explorer.ui.state import init_state, keep_shared_state, lang, tr
+from explorer.ui.state import init_state, keep_shared_state, lang, say, tr
 from explorer.ui.urlstate import Param, publish, restore
 
 keep_shared_state()
@@ -35,7 +35,7 @@ try:
     data = cache.dataset(*ds)
     res = cache.nw_weight_matrix(*ds, kernel, h, st.session_state["heat.n_queries"])
 except ValueError as err:
-    st.error(str(err))
+    st.error(say(err))
     st.stop()
 
 w, xq, xk = res["weights"], res["x_query"], data["x"]

@@ -17,7 +17,7 @@ from explorer.ui.controls import (
 )
 from explorer.ui.figure import show
 from explorer.ui.layout import explanation
-from explorer.ui.state import init_state, keep_shared_state, lang, tr
+from explorer.ui.state import init_state, keep_shared_state, lang, say, tr
 from explorer.ui.urlstate import Param, publish, restore
 
 keep_shared_state()
@@ -56,7 +56,7 @@ try:
             mse = defined_mse(est, data["true"])[0] if data["true"] is not None else None
             readouts.append((label, mse, int(np.isnan(est).sum())))
 except ValueError as err:
-    st.error(f"{err}")
+    st.error(say(err))
     st.stop()
 
 with right:

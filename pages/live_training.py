@@ -28,7 +28,7 @@ from explorer.training import (
 )
 from explorer.ui import cache
 from explorer.ui.figure import show
-from explorer.ui.state import init_state, keep_shared_state, lang, tr
+from explorer.ui.state import init_state, keep_shared_state, lang, say, tr
 from explorer.ui.urlstate import Param, publish, restore
 
 TICK = 0.5                      # seconds between redraws while training
@@ -111,7 +111,7 @@ try:
         st.session_state["train.temp_end"] if st.session_state["train.temp_kind"] != "constant"
         else st.session_state["train.temp_start"]))
 except ValueError as err:
-    st.error(tr("lt.kept", error=str(err)))
+    st.error(tr("lt.kept", error=say(err)))
     st.stop()
 
 
@@ -159,7 +159,7 @@ def live_view():
         st.session_state["train.running"] = False
         st.rerun(scope="app")
     if trainer.stopped:
-        st.error(trainer.stopped)
+        st.error(say(trainer.stopped))
 
     with trainer.lock:        # another run of this session may be mid-chunk: read after it, all at once
         rows, step_count, maps = list(trainer.history), trainer.step_count, trainer.attention_maps()

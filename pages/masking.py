@@ -11,7 +11,7 @@ from explorer.masking import MASK_TYPES, renorm_underflow
 from explorer.ui import cache
 from explorer.ui.figure import show
 from explorer.ui.layout import explanation
-from explorer.ui.state import init_state, keep_shared_state, lang, tr
+from explorer.ui.state import init_state, keep_shared_state, lang, say, tr
 from explorer.ui.urlstate import Param, publish, restore
 
 TOL = 1e-9
@@ -47,7 +47,7 @@ valid = st.session_state["mask.valid"] if kind != "causal" else length
 try:
     ex = cache.masking_example(length, st.session_state["mask.d"], kind, valid, st.session_state["mask.seed"])
 except ValueError as err:
-    st.error(str(err))
+    st.error(say(err))
     st.stop()
 mask, report = ex["mask"], ex["report"].set_index("mode")
 

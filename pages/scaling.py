@@ -10,7 +10,7 @@ from explorer.figures.scaling import logit_histogram
 from explorer.ui import cache
 from explorer.ui.figure import show
 from explorer.ui.layout import explanation
-from explorer.ui.state import init_state, keep_shared_state, lang, tr
+from explorer.ui.state import init_state, keep_shared_state, lang, say, tr
 from explorer.ui.urlstate import Param, publish, restore
 
 D_CHOICES = [2 ** i for i in range(11)]
@@ -34,7 +34,7 @@ d, n, seed = st.session_state["scale.d"], st.session_state["scale.n"], st.sessio
 try:
     tables = cache.scaling_tables(n, seed)
 except ValueError as err:
-    st.error(str(err))
+    st.error(say(err))
     st.stop()
 un, sc = tables["unscaled"], tables["scaled"]
 row = un.set_index("d").loc[d]

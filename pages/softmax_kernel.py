@@ -12,7 +12,7 @@ from explorer.ui import cache
 from explorer.ui.controls import SHARED_PARAMS, TEMPERATURES, dataset_controls
 from explorer.ui.figure import show
 from explorer.ui.layout import explanation
-from explorer.ui.state import init_state, keep_shared_state, lang, tr
+from explorer.ui.state import init_state, keep_shared_state, lang, say, tr
 from explorer.ui.urlstate import Param, publish, restore
 
 keep_shared_state()
@@ -50,7 +50,7 @@ sigma = math.sqrt(tau)
 try:
     res = cache.bridge(d, n_keys, spread, tau, seed)
 except ValueError as err:
-    st.error(str(err))
+    st.error(say(err))
     st.stop()
 
 st.subheader(tr("sk.side"))

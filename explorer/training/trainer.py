@@ -10,6 +10,7 @@ import torch
 
 from .._checks import integer_in, positive_number
 from ..attention import entropy
+from ..i18n import Message
 from .model import ModelConfig, TinyTransformer
 from .tasks import Task, held_out_example
 
@@ -138,7 +139,7 @@ class Trainer:
         self.opt = torch.optim.AdamW(self.model.parameters(), lr=self.lr, weight_decay=0.01)
         self.step_count = 0
         self.history: list[dict] = []          # every metrics row so far, in order
-        self.stopped: str | None = None
+        self.stopped: Message | None = None     # why training stopped (a sentence for the user), or None
         self.example = held_out_example(task).to(self.device)
         # Held while training or reading the model: a dashboard may run two script runs of one session at
         # once (a timed refresh still training when a rerun starts), and they must not interleave.
@@ -186,17 +187,13 @@ class Trainer:
             out, weights = self.model(batch.inputs, batch.attn_mask)
             loss = self.task.loss(out, batch)
             if not torch.isfinite(loss):
-                self.stopped = (f"Training stopped at step {s}: the loss became {loss.item()}. "
-                                f"Lower the learning rate (now {self.lr:g}) to go on from the last good step, "
-                                "or press Reset.")
+                self.stopped = Message("train.stopped_loss", step=s, value=loss.item(), lr=f"{self.lr:g}")
                 break
             self.opt.zero_grad(set_to_none=True)
             loss.backward()
             grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
             if not torch.isfinite(grad_norm):
-                self.stopped = (f"Training stopped at step {s}: the gradients became non-finite. "
-                                f"Lower the learning rate (now {self.lr:g}) to go on from the last good step, "
-                                "or press Reset.")
+                self.stopped = Message("train.stopped_grad", step=s, lr=f"{self.lr:g}")
                 break
             self.opt.step()
             self.step_count += 1

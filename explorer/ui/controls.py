@@ -9,10 +9,9 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from .._checks import positive_number
 from ..data import DATASETS, EXAMPLE_CSV, MAX_UPLOAD_ROWS, dataset_from_table, read_csv
 from ..kernels import KERNELS
-from .state import SHARED_DEFAULTS, init_state, tr
+from .state import SHARED_DEFAULTS, init_state, say, tr
 from .urlstate import Param
 
 PRESETS = {"over-fit": 0.05, "good": 0.5, "over-smooth": 10.0}
@@ -98,12 +97,12 @@ def _upload_controls() -> tuple:
             st.session_state["data.uploaded"] = {"sha": digest[:16], "x": ds.x, "y": ds.y,
                                                  "description": ds.description}
             for note in notes:
-                st.info(note)
-            st.caption(ds.description)
+                st.info(say(note))
+            st.caption(say(ds.description))
         except ValueError as err:
-            st.error(str(err))
+            st.error(say(err))
             if previous is not None:
-                st.caption(tr("data.previous_upload", description=previous["description"]))
+                st.caption(tr("data.previous_upload", description=say(previous["description"])))
     current = st.session_state.get("data.uploaded")
     if current is None:
         st.info(tr("data.no_upload"))
@@ -131,11 +130,11 @@ def kernel_bandwidth_controls() -> None:
 def _typed_bandwidth() -> None:
     text = st.session_state.get("nw.typed", "").strip()
     try:
-        h = positive_number(text.replace(",", "."), "bandwidth", upper=BANDWIDTHS[-1])
-        if h < BANDWIDTHS[0]:
-            raise ValueError(f"bandwidth must be at least {BANDWIDTHS[0]:g}, got {h:g}.")
-    except ValueError as err:
-        st.session_state["nw.typed_error"] = tr("nw.typed_error", error=str(err), lo=f"{BANDWIDTHS[0]:g}",
+        h = float(text.replace(",", "."))          # a decimal comma is accepted too
+    except ValueError:
+        h = math.nan
+    if not BANDWIDTHS[0] <= h <= BANDWIDTHS[-1]:  # also refuses nan
+        st.session_state["nw.typed_error"] = tr("nw.typed_error", text=text[:40], lo=f"{BANDWIDTHS[0]:g}",
                                                 hi=f"{BANDWIDTHS[-1]:g}")
         return
     st.session_state["nw.typed_error"] = None

@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from ..i18n import LANGUAGES, t
+from ..i18n import LANGUAGES, Message, t
 
 SHARED_DEFAULTS: dict[str, Any] = {
     "data.name": "sine_mix",
@@ -44,6 +44,13 @@ def lang() -> str:
 def tr(key: str, **values) -> str:
     """UI text in the session's language."""
     return t(key, lang(), **values)
+
+
+def say(text_or_error: Any) -> str:
+    """A sentence from the ``explorer`` package in the page's language: a ``Message`` (or an error carrying
+    one) is translated; anything else (a programmer's ValueError) is shown as written."""
+    message = getattr(text_or_error, "message", text_or_error)
+    return message.in_lang(lang()) if isinstance(message, Message) else str(text_or_error)
 
 
 def keep_shared_state() -> None:

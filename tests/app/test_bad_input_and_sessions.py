@@ -3,8 +3,10 @@
 import threading
 
 import numpy as np
+from streamlit.testing.v1 import AppTest
 
 from explorer.training import Trainer, make_task
+from explorer.ui import state
 from tests.app.helpers import assert_clean, chart_data, page
 from tests.conftest import ROOT
 
@@ -91,3 +93,29 @@ def test_four_sessions_train_at_once_like_each_alone():
         np.testing.assert_allclose(results[seed], reference_losses(seed, 30), rtol=1e-5,
                                    err_msg=f"seed {seed} differs from its run alone")
     assert len({round(v[-1], 6) for v in results.values()}) == 4
+
+
+def test_bad_input_messages_speak_the_page_language(monkeypatch):
+    # AppTest formats widget values in the test's thread, which has no session: pin the language for both
+    monkeypatch.setattr(state, "lang", lambda: "zh")
+    at = AppTest.from_file(str(ROOT / "pages" / "kernel_regression.py"), default_timeout=60)
+    at.session_state["ui.lang"] = "zh"
+    at.run()
+    at.text_input(key="nw.typed").input("0").run()
+    assert "不是" in at.error[0].value and "0.01" in at.error[0].value
+    at.selectbox(key="data.name").set_value("upload").run()
+    at.file_uploader(key="data.file").set_value(("bad.csv", b"\xff\xfe\x00", "text/csv")).run()
+    assert not at.exception and "文件不是 UTF-8 文本" in at.error[-1].value
+    at.file_uploader(key="data.file").set_value(("gaps.csv", b"x,y\n1,2\n2,\n3,4\n4,3\n5,1\n", "text/csv")).run()
+    assert "勾选“删除含缺失值或非有限值的行”" in at.error[-1].value
+    at.checkbox(key="data.drop").check().run()
+    assert any("已删除 1 行" in i.value for i in at.info)
+    assert any("已上传：4 行" in c.value for c in at.caption)
+
+
+def test_a_stopped_run_is_explained_in_the_page_language():
+    task = make_task("reverse")
+    trainer = Trainer(task.model_config(), task, lr=1e3, warmup=0)
+    trainer.step(50)
+    assert trainer.stopped and "Lower the learning rate" in trainer.stopped       # English by default
+    assert "请降低学习率" in trainer.stopped.in_lang("zh")

@@ -24,7 +24,7 @@ def test_chinese_texts_are_translated():
 
 
 def used_keys():
-    pattern = re.compile(r"""\b(?:tr|t)\(\s*["']([a-z_]+\.[A-Za-z_.+ -]+)["']""")
+    pattern = re.compile(r"""\b(?:tr|t|Message|UserError)\(\s*["']([a-z_]+\.[A-Za-z_.+ -]+)["']""")
     keys = set()
     for path in [*ROOT.glob("pages/*.py"), ROOT / "app.py", *ROOT.glob("explorer/**/*.py")]:
         keys |= set(pattern.findall(path.read_text(encoding="utf-8")))
