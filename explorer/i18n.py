@@ -11,6 +11,7 @@ LANGUAGES = {"en": "English", "zh": "中文"}
 EN: dict[str, str] = {
     # --- app and shared controls
     "app.title": "Attention Explorer",
+    "ui.choose": "Choose one or more",
     "nav.kernels": "Kernel regression",
     "nav.attention": "Attention",
     "nav.transformers": "Transformers",
@@ -467,6 +468,7 @@ EN: dict[str, str] = {
 ZH: dict[str, str] = {
     # --- 应用与共享控件
     "app.title": "注意力探索器",
+    "ui.choose": "选择一项或多项",
     "nav.kernels": "核回归",
     "nav.attention": "注意力",
     "nav.transformers": "Transformer",

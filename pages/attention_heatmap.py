@@ -68,7 +68,7 @@ st.markdown(tr("ah.row_text", x=f"{xq[qi]:.3f}", wmax=f"{row.max():.3f}", n_big=
 
 st.subheader(tr("ah.sweep"))
 st.multiselect(tr("ah.sweep_pick"), BANDWIDTHS, key="heat.sweep", format_func=lambda v: f"{v:g}",
-               max_selections=6)
+               placeholder=tr("ui.choose"), max_selections=6)
 sweep = sorted(st.session_state["heat.sweep"]) or [h]
 mats, titles = [], []
 for b in sweep:

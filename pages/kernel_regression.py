@@ -33,10 +33,12 @@ init_state({"nw.compare": [], "nw.overlay": False, "nw.overlay_h": [0.05, 0.5, 1
 left, right = st.columns([1, 2])
 with left:
     kernel_bandwidth_controls()
-    st.multiselect(tr("kr.compare"), list(KERNELS), key="nw.compare", format_func=lambda k: tr(f"kernel.{k}"))
+    st.multiselect(tr("kr.compare"), list(KERNELS), key="nw.compare", format_func=lambda k: tr(f"kernel.{k}"),
+                   placeholder=tr("ui.choose"))
     st.toggle(tr("kr.overlay"), key="nw.overlay")
     if st.session_state["nw.overlay"]:
-        st.multiselect(tr("kr.overlay_h"), BANDWIDTHS, key="nw.overlay_h", format_func=lambda v: f"{v:g}")
+        st.multiselect(tr("kr.overlay_h"), BANDWIDTHS, key="nw.overlay_h", format_func=lambda v: f"{v:g}",
+                       placeholder=tr("ui.choose"))
 
 kernel = st.session_state["nw.kernel"]
 h = st.session_state["nw.bandwidth"]
