@@ -100,9 +100,9 @@ def test_live_training_runs_and_pauses(page, server_url):
     page.wait_for_selector('[data-testid="stMain"] h1:has-text("Live training")')
     wait_idle(page)
     page.get_by_role("button", name="Start", exact=True).click()
-    entropy = page.locator('[data-testid="stPlotlyChart"]', has_text="Per-head attention entropy")
-    entropy.wait_for()
-    step = page.locator('[data-testid="stMetric"]', has_text="step").locator('[data-testid="stMetricValue"]')
+    # while a refresh is drawing, the DOM can hold the outgoing copy of a chart next to the new one
+    page.locator('[data-testid="stPlotlyChart"]', has_text="Per-head attention entropy").first.wait_for()
+    step = page.locator('[data-testid="stMetric"]', has_text="step").locator('[data-testid="stMetricValue"]').first
     deadline = time.time() + 60
     first = int(step.inner_text())
     while int(step.inner_text()) < first + 20 and time.time() < deadline:
