@@ -60,12 +60,9 @@ def head_metrics(weights: list[torch.Tensor]) -> dict[str, float]:
 
 
 def head_metrics_steps(steps: list[list[torch.Tensor]]) -> list[dict[str, float]]:
-    """``head_metrics`` of several training steps at once (one item per step), computed on the stacked
-    weights with one host transfer per layer: the trainer records every step, and per-step small ops
-    would cost a noticeable share of a step."""
-    shapes = [[w.shape for w in s] for s in steps]
-    if any(sh != shapes[0] for sh in shapes):           # cannot stack: one step at a time
-        return [head_metrics_steps([s])[0] for s in steps]
+    """``head_metrics`` of several steps of one model and batch shape at once (one item per step), computed
+    on the stacked weights with one host transfer per layer: the trainer records every step, and per-step
+    small ops would cost a noticeable share of a step."""
     rows: list[dict[str, float]] = [{} for _ in steps]
     for layer in range(len(steps[0])):
         w = torch.stack([s[layer].detach().float() for s in steps])        # (K, B, H, T, S)
@@ -171,49 +168,52 @@ class Trainer:
 
     def _advance(self, n: int) -> list[dict]:
         rows: list[dict] = []
-        pending: list[list[torch.Tensor]] = []      # attention weights of the steps whose head metrics are due
+        pending: list[tuple[dict, list[torch.Tensor]]] = []   # (row, attention weights): head metrics due
         held = 0                                    # how many weights ``pending`` holds
         self.model.train()
-        for _ in range(n):
-            if self.stopped:
-                break
-            s = self.step_count
-            lr = learning_rate(s, self.lr, self.warmup, self.total_steps, self.schedule)
-            temp = self.temperature_schedule.at(s, self.total_steps)
-            self.model.temperature = temp
-            for group in self.opt.param_groups:
-                group["lr"] = lr
-            batch = self.task.batch(self.batch_size, self.data_gen).to(self.device)
-            out, weights = self.model(batch.inputs, batch.attn_mask)
-            loss = self.task.loss(out, batch)
-            if not torch.isfinite(loss):
-                self.stopped = Message("train.stopped_loss", step=s, value=loss.item(), lr=f"{self.lr:g}")
-                break
-            self.opt.zero_grad(set_to_none=True)
-            loss.backward()
-            grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
-            if not torch.isfinite(grad_norm):
-                self.stopped = Message("train.stopped_grad", step=s, lr=f"{self.lr:g}")
-                break
-            self.opt.step()
-            self.step_count += 1
-            acc = self.task.accuracy(out.detach(), batch)
-            rows.append({"step": s, "loss": float(loss.detach()), "accuracy": math.nan if acc is None else acc,
-                         "lr": lr, "temperature": temp})
-            pending.append([w.detach() for w in weights])
-            held += sum(w.numel() for w in weights)
-            if held > self.METRICS_BATCH_CELLS:
-                self._add_head_metrics(rows, pending)
-                held = 0
-        self._add_head_metrics(rows, pending)
-        self.history.extend(rows)
+        try:
+            for _ in range(n):
+                if self.stopped:
+                    break
+                s = self.step_count
+                lr = learning_rate(s, self.lr, self.warmup, self.total_steps, self.schedule)
+                temp = self.temperature_schedule.at(s, self.total_steps)
+                self.model.temperature = temp
+                for group in self.opt.param_groups:
+                    group["lr"] = lr
+                batch = self.task.batch(self.batch_size, self.data_gen).to(self.device)
+                out, weights = self.model(batch.inputs, batch.attn_mask)
+                loss = self.task.loss(out, batch)
+                if not torch.isfinite(loss):
+                    self.stopped = Message("train.stopped_loss", step=s, value=loss.item(), lr=f"{self.lr:g}")
+                    break
+                self.opt.zero_grad(set_to_none=True)
+                loss.backward()
+                grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+                if not torch.isfinite(grad_norm):
+                    self.stopped = Message("train.stopped_grad", step=s, lr=f"{self.lr:g}")
+                    break
+                self.opt.step()
+                acc = self.task.accuracy(out.detach(), batch)
+                row = {"step": s, "loss": float(loss.detach()), "accuracy": math.nan if acc is None else acc,
+                       "lr": lr, "temperature": temp}
+                pending.append((row, [w.detach() for w in weights]))
+                rows.append(row)
+                self.step_count += 1
+                held += sum(w.numel() for w in weights)
+                if held > self.METRICS_BATCH_CELLS:
+                    self._add_head_metrics(pending)
+                    held = 0
+        finally:     # steps taken before an interruption (Ctrl-C in the CLI, an error) still land in history
+            self._add_head_metrics(pending)
+            self.history.extend(rows)
         return rows
 
     @staticmethod
-    def _add_head_metrics(rows: list[dict], pending: list[list[torch.Tensor]]) -> None:
-        """Fill in the head metrics of the last ``len(pending)`` rows, then empty ``pending``."""
+    def _add_head_metrics(pending: list[tuple[dict, list[torch.Tensor]]]) -> None:
+        """Fill in the head metrics of each pending row from its step's weights, then empty ``pending``."""
         if pending:
-            for row, metrics in zip(rows[-len(pending):], head_metrics_steps(pending), strict=True):
+            for (row, _), metrics in zip(pending, head_metrics_steps([w for _, w in pending]), strict=True):
                 row.update(metrics)
             pending.clear()
 

@@ -92,16 +92,32 @@ def test_batched_head_metrics_match_each_step_alone():
     gen = torch.Generator().manual_seed(1)
     steps = [[torch.softmax(torch.randn(3, 2, 5, 5, generator=gen), -1),
               torch.softmax(torch.randn(3, 2, 5, 5, generator=gen), -1)] for _ in range(4)]
-    odd = [[torch.softmax(torch.randn(2, 2, 4, 4, generator=gen), -1)] * 2]      # another shape: not stackable
-    for batch in (steps, steps + odd):
-        together = head_metrics_steps(batch)
-        for step_weights, row in zip(batch, together, strict=True):
-            for layer, w in enumerate(step_weights):
-                for h in range(2):
-                    brute = float(-(w[:, h] * w[:, h].log()).sum(-1).mean())
-                    assert row[f"entropy_l{layer}_h{h}"] == pytest.approx(brute, rel=1e-5)
-                    assert row[f"maxw_l{layer}_h{h}"] == pytest.approx(float(w[:, h].amax(-1).mean()), rel=1e-6)
-            assert row == pytest.approx(head_metrics(step_weights), rel=1e-6)
+    together = head_metrics_steps(steps)
+    for step_weights, row in zip(steps, together, strict=True):
+        for layer, w in enumerate(step_weights):
+            for h in range(2):
+                brute = float(-(w[:, h] * w[:, h].log()).sum(-1).mean())
+                assert row[f"entropy_l{layer}_h{h}"] == pytest.approx(brute, rel=1e-5)
+                assert row[f"maxw_l{layer}_h{h}"] == pytest.approx(float(w[:, h].amax(-1).mean()), rel=1e-6)
+        assert row == pytest.approx(head_metrics(step_weights), rel=1e-6)
+
+
+def test_steps_before_an_error_are_kept(monkeypatch):
+    task = make_task("reverse")
+    tr = Trainer(task.model_config(n_heads=2, d_model=32), task, seed=1, batch_size=4)
+    calls, loss = [0], task.loss
+
+    def failing_loss(out, batch):
+        calls[0] += 1
+        if calls[0] == 4:
+            raise RuntimeError("interrupted")
+        return loss(out, batch)
+
+    monkeypatch.setattr(task, "loss", failing_loss)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        tr.step(10)
+    assert tr.step_count == len(tr.history) == 3
+    assert all("entropy_l0_h1" in row for row in tr.history)
 
 
 def test_trainer_history_does_not_depend_on_how_metrics_are_batched():
