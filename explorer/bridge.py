@@ -75,13 +75,22 @@ def temperature_sweep(q, k, taus) -> pd.DataFrame:
 
 
 def nw_entropy_sweep(x_query, x_train, kernel: str, bandwidths) -> pd.DataFrame:
-    """The same two numbers for NW weights as the bandwidth h sweeps (h plays the role of sqrt(tau))."""
+    """The same two numbers for NW weights as the bandwidth h sweeps (h plays the role of sqrt(tau)).
+
+    Queries with no support (a compact kernel with no training point within h: an all-zero row, no
+    estimate) are left out of both means; ``supported`` is the fraction of queries that have support
+    (NaN means where none has)."""
     import pandas as pd
     rows = []
     for h in bandwidths:
         w = nw_weights(x_query, x_train, kernel, float(h))
-        rows.append((float(h), float(A.entropy(w).mean()), float(w.amax(-1).mean())))
-    return pd.DataFrame(rows, columns=["bandwidth", "entropy", "max_weight"])
+        ok = w.sum(-1) > 0
+        if bool(ok.any()):
+            rows.append((float(h), float(A.entropy(w[ok]).mean()), float(w[ok].amax(-1).mean()),
+                         float(ok.double().mean())))
+        else:
+            rows.append((float(h), math.nan, math.nan, 0.0))
+    return pd.DataFrame(rows, columns=["bandwidth", "entropy", "max_weight", "supported"])
 
 
 def topk_error_curve(q, k, v, tau: float | None = None) -> pd.DataFrame:

@@ -42,6 +42,7 @@ class DatasetSpec:
     x_range: tuple[float, float]
     default_n: int
     default_noise: float
+    presets: tuple[float, float, float]           # bandwidths that over-fit, fit well, over-smooth at the defaults
 
 
 def _sine_mix(x: np.ndarray) -> np.ndarray:
@@ -54,9 +55,9 @@ def _d2l(x: np.ndarray) -> np.ndarray:
 
 DATASETS: dict[str, DatasetSpec] = {
     "sine_mix": DatasetSpec("sine_mix", "Sine mix", r"y = \sin x + 0.5 \sin 2x + \varepsilon",
-                            _sine_mix, (-3.0, 3.0), 200, 0.3),
+                            _sine_mix, (-3.0, 3.0), 200, 0.3, (0.01, 0.2, 5.0)),
     "d2l": DatasetSpec("d2l", "D2L 11.2", r"y = 2 \sin x + x + \varepsilon",
-                       _d2l, (0.0, 5.0), 40, 1.0),
+                       _d2l, (0.0, 5.0), 40, 1.0, (0.05, 0.5, 10.0)),
 }
 
 

@@ -62,7 +62,8 @@ EN: dict[str, str] = {
     "nw.kernel": "Kernel",
     "nw.bandwidth": "Bandwidth h (log scale, 0.01 to 20)",
     "nw.bandwidth_help": "Width of the kernel, in the units of x.",
-    "nw.presets": "Presets: 0.05 over-fit · 0.5 good · 10 over-smooth",
+    "nw.presets": "Presets: {presets}. The labels are checked on the data shown: the {kernel} fit's error "
+                  "against the true function is lowest at the “good” one.",
     "nw.preset.over-fit": "over-fit",
     "nw.preset.good": "good",
     "nw.preset.over-smooth": "over-smooth",
@@ -125,9 +126,11 @@ EN: dict[str, str] = {
     "fig.with_cache": "with KV cache",
     "fig.no_cache": "recompute everything",
     # --- Kernel regression page
-    "kr.question": "**The question.** Attention started as a smoother: to predict y at a query x, average the "
-                   "training targets, weighting each by how close its input is to the query. How much does the "
-                   "answer depend on the kernel and, above all, on its width h?",
+    "kr.question": "**The question.** One way to read attention is as a kernel smoother (a reading, not the "
+                   "history: attention was introduced for machine translation, not derived from smoothing). To "
+                   "predict y at a query x, average the training targets, weighting each by how close its input "
+                   "is to the query. How much does the answer depend on the kernel and, above all, on its width "
+                   "h?",
     "kr.compare": "Compare with other kernels",
     "kr.overlay": "Overlay several bandwidths",
     "kr.overlay_h": "Bandwidths to overlay",
@@ -145,20 +148,17 @@ EN: dict[str, str] = {
     "kr.use_optimum": "Use the optimum (h ≈ {h})",
     "kr.silverman": "Silverman's rule",
     "kr.use_silverman": "Use Silverman's h ≈ {h}",
-    "kr.snap": "Buttons snap to the slider's grid (40 steps per decade, within 3 % of the exact value).",
+    "kr.snap": "Buttons snap to the slider's grid (40 steps per decade, within {pct} of the exact value).",
     "kr.notice_first": "- On this data, with the {kernel} kernel, the error against the true function is {errors}; "
                        "leave-one-out picks h ≈ {h}.\n",
     "kr.notice_error": "**{mse}** at h = {h}",
     "kr.notice_first_upload": "- On your data leave-one-out picks h ≈ {h}.\n",
     "kr.notice": "- Small h follows the noise (low bias, high variance); large h averages almost everything and "
-                 "the estimate tends to the mean of y (high bias). With 40 noisy points (the D2L dataset) "
-                 "h = 0.05 over-fits badly and 0.5 is near the optimum; with 200 points the optimum is narrower: "
-                 "more data lets a narrower kernel average enough points.\n"
-                 "- The estimate is a weighted **average** of the y values, so it never leaves [min y, max y].\n"
-                 "- Compact kernels (boxcar, Epanechnikov, triangular) have no estimate where no training point "
-                 "lies within h of the query; the Gaussian and Laplace kernels always give one.\n"
-                 "- Silverman's rule is built for density estimation, not regression: compare it with the "
-                 "LOO-CV optimum.",
+                 "the estimate tends to the mean of y (high bias).\n- The estimate is a weighted **average** of "
+                 "the y values, so it never leaves [min y, max y].\n- Compact kernels (boxcar, Epanechnikov, "
+                 "triangular) have no estimate where no training point lies within h of the query; the Gaussian "
+                 "and Laplace kernels always give one.\n- Silverman's rule is built for density estimation, not "
+                 "regression: here it gives h ≈ {silverman}, against {h} from leave-one-out.",
     "kr.formula_text": "With the Gaussian kernel the weights are a softmax over the training points: query x, "
                        "keys xᵢ, values yᵢ. That is attention.",
     # --- Attention heatmap page
@@ -189,14 +189,18 @@ EN: dict[str, str] = {
     "ah.key_short": "key xᵢ",
     "ah.query_short": "query x",
     "ah.notice": "- Each row is one query's attention: non-negative and summing to 1 (or all zero where a "
-                 "compact kernel finds no training point within h: that query has no estimate).\n"
-                 "- Keys and queries are both sorted, so a local kernel draws a **diagonal band**: each query "
-                 "attends to the training inputs near it. The band's width is the bandwidth.\n"
-                 "- Small h: a thin, bright band (near one-hot rows, entropy near 0, the fit follows the noise). "
-                 "Large h: a flat, dim matrix (near-uniform rows, entropy near log N, the fit flattens to the "
-                 "mean).\n"
-                 "- Entropy drops near the ends of the x range: a query there has neighbours on one side only, "
-                 "so fewer training points share its weight.",
+                 "compact kernel finds no training point within h: that query has no estimate and no "
+                 "entropy).\n- Keys and queries are both sorted, so a local kernel draws a **diagonal band**: "
+                 "each query attends to the training inputs near it. The band's width is the bandwidth.\n- Small "
+                 "h (h = {small} with the {kernel} kernel): a thin band of near one-hot rows, mean entropy "
+                 "{ent_small} nats; the fit follows the noise. Large h (h = {large}): no band at all: every "
+                 "weight of a row lies within a factor {ratio} of 1/N = {inv_n}, mean entropy {ent_large} nats "
+                 "against log N = {log_n}, and the fit flattens to the mean. The colour bar of the big heatmap "
+                 "runs to the largest weight drawn, so a flat matrix looks evenly bright there: read its top, "
+                 "or compare bandwidths in the sweep below, which shares one colour scale.\n- Entropy follows "
+                 "how many training points lie near the query: higher where they crowd, lower where they are "
+                 "sparse, and it falls at the very ends of the x range, where a query has neighbours on one "
+                 "side only.",
     # --- Softmax is a kernel page
     "sk.question": "**The question.** Is dot-product attention really Gaussian kernel regression in disguise? "
                    "Expand the square and see exactly when:",
@@ -463,6 +467,28 @@ EN: dict[str, str] = {
                           "{lr}) to go on from the last good step, or press Reset.",
     "train.stopped_grad": "Training stopped at step {step}: the gradients became non-finite. Lower the learning rate "
                           "(now {lr}) to go on from the last good step, or press Reset.",
+    "nw.presets_fail": "Presets: {presets}, labelled for {dataset} at its defaults (n = {n}, noise {noise}). On "
+                       "the data shown the {kernel} fit's errors do not bear the labels out: read the errors "
+                       "under the plot.",
+    "nw.presets_upload": "Presets: 0.05 · 0.5 · 10. Your data has no known true function, so no preset is "
+                         "labelled: the leave-one-out curve below judges them.",
+    "kr.same_width": "Same effective width",
+    "kr.same_width_help": "Draw each compared kernel at the bandwidth that gives it the same effective width as "
+                          "the chosen kernel (h × δ_K / δ of the chosen kernel; see “Kernel widths” below), so "
+                          "the comparison is of shapes, not widths.",
+    "fig.loo_x_same": "bandwidth h of the chosen kernel (others at equal effective width; log scale)",
+    "kr.width_rule": "Kernel widths: one h is not one width",
+    "kr.width_text": "One h is a different width for each kernel. As standard deviations of the normalised "
+                     "kernel: Gaussian h, boxcar h/√3, Epanechnikov h/√5, triangular h/√6, Laplace √2·h. "
+                     "Kernels are compared fairly at equal canonical bandwidth δ_K (Marron & Nolan 1988): a "
+                     "bandwidth that suits the Gaussian carries over to kernel K as h·δ_K/δ_Gauss, and so does "
+                     "Silverman's rule. With “Same effective width” on, the leave-one-out optima of the five "
+                     "kernels on the data shown lie within {spread} of each other; at one raw h they differ up to "
+                     "{raw}×.",
+    "ah.no_support_caption": "{n} of {m} queries have no training point within h: the {kernel} kernel gives "
+                             "them no estimate and no entropy (gaps in the entropy curve, not one-hot rows).",
+    "ah.row_none_text": "Query x = {x} has no training point within h: the {kernel} kernel gives every point "
+                        "weight 0, so this query has no estimate and no entropy.",
 }
 
 ZH: dict[str, str] = {
@@ -519,7 +545,7 @@ ZH: dict[str, str] = {
     "nw.kernel": "核函数",
     "nw.bandwidth": "带宽 h（对数刻度，0.01 到 20）",
     "nw.bandwidth_help": "核的宽度，单位与 x 相同。",
-    "nw.presets": "预设：0.05 过拟合 · 0.5 合适 · 10 过度平滑",
+    "nw.presets": "预设：{presets}。这些标签已在当前数据上核对过：{kernel}拟合与真实函数的误差在“合适”一档最小。",
     "nw.preset.over-fit": "过拟合",
     "nw.preset.good": "合适",
     "nw.preset.over-smooth": "过度平滑",
@@ -581,8 +607,8 @@ ZH: dict[str, str] = {
     "fig.with_cache": "使用 KV 缓存",
     "fig.no_cache": "每步全部重算",
     # --- 核回归页
-    "kr.question": "**问题。** 注意力最初是一种平滑方法：要在查询点 x 处预测 y，就对训练目标取加权平均，"
-                   "输入离查询越近，权重越大。结果在多大程度上取决于核函数，尤其是核的宽度 h？",
+    "kr.question": "**问题。** 注意力可以理解为一种核平滑器（这是一种解读，而不是它的来历：注意力最初是为机器翻译提出的，并非从平滑方法推导而来）。要在查询点 x 处预测 "
+                   "y，就对训练目标取加权平均，输入离查询越近，权重越大。结果在多大程度上取决于核函数，尤其是它的宽度 h？",
     "kr.compare": "与其他核函数比较",
     "kr.overlay": "叠加多个带宽",
     "kr.overlay_h": "要叠加的带宽",
@@ -599,17 +625,13 @@ ZH: dict[str, str] = {
     "kr.use_optimum": "使用最优值（h ≈ {h}）",
     "kr.silverman": "Silverman 法则",
     "kr.use_silverman": "使用 Silverman 的 h ≈ {h}",
-    "kr.snap": "按钮会对齐到滑块的刻度（每十倍 40 档，与精确值相差不到 3%）。",
+    "kr.snap": "按钮会对齐到滑块的刻度（每十倍 40 档，与精确值相差不超过 {pct}）。",
     "kr.notice_first": "- 在这份数据上，使用{kernel}时，相对真实函数的误差为 {errors}；留一法选出 h ≈ {h}。\n",
     "kr.notice_error": "h = {h} 时为 **{mse}**",
     "kr.notice_first_upload": "- 在你的数据上，留一法选出 h ≈ {h}。\n",
-    "kr.notice": "- h 小时曲线跟着噪声走（偏差低、方差高）；h 大时几乎对所有点取平均，估计趋向 y 的均值（偏差高）。"
-                 "只有 40 个含噪点时（D2L 数据集），h = 0.05 严重过拟合，0.5 接近最优；有 200 个点时最优带宽更窄："
-                 "数据越多，更窄的核也能平均到足够多的点。\n"
-                 "- 估计值是 y 的加权**平均**，所以永远不会超出 [min y, max y]。\n"
-                 "- 紧支撑核（矩形核、Epanechnikov 核、三角核）在查询点的 h 范围内没有训练点时没有估计值；"
-                 "高斯核和拉普拉斯核总有估计值。\n"
-                 "- Silverman 法则是为密度估计设计的，不是为回归：请与留一交叉验证的最优值比较。",
+    "kr.notice": "- h 小时拟合会追着噪声走（偏差低、方差高）；h 大时几乎对所有点取平均，估计趋向 y 的均值（偏差高）。\n- 估计值是 y 的加权**平均**，所以永远不会超出 [min y, "
+                 "max y]。\n- 紧支撑核（矩形核、Epanechnikov 核、三角核）在查询点的 h 范围内没有训练点时没有估计值；高斯核和拉普拉斯核总能给出估计。\n- Silverman "
+                 "法则是为密度估计设计的，不是为回归：这里它给出 h ≈ {silverman}，而留一交叉验证给出 {h}。",
     "kr.formula_text": "使用高斯核时，权重就是对训练点做 softmax：查询 x，键 xᵢ，值 yᵢ。这就是注意力。",
     # --- 注意力热力图页
     "ah.question": "**问题。** 核回归就是注意力：查询 = 要预测的 x，键 = 训练输入，值 = 训练目标。"
@@ -636,11 +658,12 @@ ZH: dict[str, str] = {
     "ah.sweep_title": "{kernel}：所有子图共用一个色标",
     "ah.key_short": "键 xᵢ",
     "ah.query_short": "查询 x",
-    "ah.notice": "- 每一行是一个查询的注意力：非负且和为 1（若紧支撑核在 h 范围内找不到训练点，则整行为 0：该查询没有估计值）。\n"
-                 "- 键和查询都已排序，所以局部的核会画出一条**对角带**：每个查询关注它附近的训练输入。带的宽度就是带宽。\n"
-                 "- h 小：细而亮的带（行接近独热，熵接近 0，拟合跟着噪声走）。h 大：平坦暗淡的矩阵"
-                 "（行接近均匀，熵接近 log N，拟合被压平成均值）。\n"
-                 "- 在 x 范围的两端熵会下降：那里的查询只有一侧有邻居，分享权重的训练点更少。",
+    "ah.notice": "- 每一行是一个查询的注意力：非负且和为 1（若紧支撑核在 h 范围内找不到训练点，则整行为 0：该查询没有估计值，也没有熵）。\n- "
+                 "键和查询都已排序，所以局部核会画出一条**对角带**：每个查询关注它附近的训练输入。带的宽度就是带宽。\n- h 小时（{kernel}，h = "
+                 "{small}）：一条细带，每行接近独热，平均熵 {ent_small} 奈特；拟合追着噪声走。h 大时（h = {large}）：完全没有对角带：每行的每个权重都在 1/N = "
+                 "{inv_n} 的 {ratio} 倍以内，平均熵 {ent_large} 奈特，而 log N = "
+                 "{log_n}；拟合变平，趋向均值。大热力图的色标上限是图中最大的权重，所以平坦的矩阵在那里看起来同样亮：请看色标的上限，或者在下面共用同一色标的带宽扫描中比较。\n- "
+                 "熵随查询附近训练点的多少而变：点密集处熵高，稀疏处熵低；在 x 范围的最两端熵会下降，因为那里的查询只有一侧有邻居。",
     # --- softmax 就是核
     "sk.question": "**问题。** 点积注意力真的是换了个样子的高斯核回归吗？把平方展开，看看到底在什么条件下成立：",
     "sk.explain": "**q 因子**对每个键都一样，所以在对键做 softmax 时被约掉；**k 因子**却约不掉。因此温度为 τ 的点积注意力"
@@ -874,6 +897,17 @@ ZH: dict[str, str] = {
                           "或按“重置”。",
     "train.stopped_grad": "训练在第 {step} 步停止：梯度变成了非有限值。请降低学习率（当前为 {lr}），从最后一个正常的步骤继续，"
                           "或按“重置”。",
+    "nw.presets_fail": "预设：{presets}，这些标签针对{dataset}的默认设置（n = {n}，噪声 {noise}）。在当前数据上，{kernel}拟合的误差并不支持这些标签：请看图下方的误差。",
+    "nw.presets_upload": "预设：0.05 · 0.5 · 10。你的数据没有已知的真实函数，因此预设不加标签：由下面的留一误差曲线来评判。",
+    "kr.same_width": "相同的有效宽度",
+    "kr.same_width_help": "让每个对比的核使用与所选核有效宽度相同的带宽（h × δ_K / 所选核的 δ；见下方“核的宽度”），这样比较的是形状，而不是宽度。",
+    "fig.loo_x_same": "所选核的带宽 h（其他核取相同有效宽度；对数刻度）",
+    "kr.width_rule": "核的宽度：同一个 h 并不是同一个宽度",
+    "kr.width_text": "同一个 h 对每个核意味着不同的宽度。用归一化核的标准差表示：高斯核 h，矩形核 h/√3，Epanechnikov 核 h/√5，三角核 h/√6，拉普拉斯核 "
+                     "√2·h。公平的比较应在相同的典型带宽 δ_K 下进行（Marron 与 Nolan，1988）：适合高斯核的带宽换到核 K 时为 h·δ_K/δ_Gauss，Silverman "
+                     "法则也照此换算。打开“相同的有效宽度”后，在当前数据上五个核的留一最优带宽彼此相差不超过 {spread}；若用同一个原始 h，最多相差 {raw} 倍。",
+    "ah.no_support_caption": "{m} 个查询中有 {n} 个在 h 范围内没有训练点：{kernel}对它们没有估计值，也没有熵（熵曲线上的空缺，而不是独热行）。",
+    "ah.row_none_text": "查询 x = {x} 在 h 范围内没有训练点：{kernel}给每个点的权重都是 0，因此该查询没有估计值，也没有熵。",
 }
 
 STRINGS = {"en": EN, "zh": ZH}
@@ -906,3 +940,25 @@ class Message(str):
 
 def _message(key: str, values: dict) -> Message:
     return Message(key, **values)
+
+
+# Sentences that assert something about a figure or a number the page computes. Each is a claim, and a
+# test in tests/lessons/ checks it on the data the figure draws (tests/lessons/test_coverage.py fails when
+# no lesson test names a claim key). A key is a claim by its name: the patterns below, or listed in EXTRA.
+CLAIM_PATTERNS = ("notice", "_text", "caption", "explain", "presets", "watch.", "mk.v_", "lt.collapsed",
+                  "lt.duplicate", "lt.diverged", "sk.equal", "sk.unequal", "kr.undefined", "kr.snap",
+                  "mk.grad_notes", "_help", "fig.log_t", "fig.ceiling", "fig.noise_floor")
+NOT_CLAIMS = frozenset({            # help texts that only state a control's range or meaning
+    "ui.lecture_help", "ui.seed_help", "data.dataset_help", "data.n_help", "data.noise_help", "data.file_help",
+    "nw.bandwidth_help", "nw.typed_help", "ah.n_queries_help", "sk.d_help", "sk.n_keys_help", "sk.spread_help",
+    "sk.k_top_help", "sk.hidden_help", "sk.bias_help", "mk.length_help", "mk.d_help", "mk.valid_help",
+    "sc.n_help", "sc.metric_help", "lt.step_help", "lt.reset_help", "lt.temp_help", "lt.kv_run_help",
+    "ui.what_to_notice",
+})
+
+
+def is_claim(key: str) -> bool:
+    return key not in NOT_CLAIMS and any(p in key for p in CLAIM_PATTERNS)
+
+
+CLAIMS = frozenset(k for k in EN if is_claim(k))

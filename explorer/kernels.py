@@ -7,6 +7,7 @@ weights can be computed as a softmax in the log domain (a tiny bandwidth never g
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,6 +22,8 @@ class Kernel:
     profile: Callable[[torch.Tensor], torch.Tensor]
     log_profile: Callable[[torch.Tensor], torch.Tensor] | None  # None for compact kernels
     compact: bool                  # True when K(u) = 0 for |u| > 1
+    sd: float | None = None        # standard deviation of the normalised kernel, in units of h
+    canonical: float | None = None  # canonical bandwidth (R(K) / mu_2(K)^2)^(1/5) (Marron & Nolan 1988)
 
     def __call__(self, u: torch.Tensor) -> torch.Tensor:
         return self.profile(u)
@@ -38,17 +41,22 @@ KERNELS: dict[str, Kernel] = {
     k.name: k
     for k in (
         Kernel("gaussian", "Gaussian", r"K(u) = \exp\left(-\tfrac{u^2}{2}\right)",
-               lambda u: torch.exp(_gaussian_log(u)), _gaussian_log, compact=False),
+               lambda u: torch.exp(_gaussian_log(u)), _gaussian_log, compact=False,
+               sd=1.0, canonical=(1 / (2 * math.sqrt(math.pi))) ** 0.2),
         Kernel("boxcar", "Boxcar", r"K(u) = \mathbf{1}[\,|u| \le 1\,]",
-               lambda u: (u.abs() <= 1).to(u.dtype), None, compact=True),
+               lambda u: (u.abs() <= 1).to(u.dtype), None, compact=True,
+               sd=1 / math.sqrt(3), canonical=(0.5 / (1 / 3) ** 2) ** 0.2),
         Kernel("constant", "Constant", r"K(u) = 1",
                lambda u: torch.ones_like(u), lambda u: torch.zeros_like(u), compact=False),
         Kernel("epanechnikov", "Epanechnikov", r"K(u) = \max(0,\ 1 - u^2)",
-               lambda u: (1 - u * u).clamp_min(0), None, compact=True),
+               lambda u: (1 - u * u).clamp_min(0), None, compact=True,
+               sd=1 / math.sqrt(5), canonical=(0.6 / 0.2 ** 2) ** 0.2),
         Kernel("triangular", "Triangular", r"K(u) = \max(0,\ 1 - |u|)",
-               lambda u: (1 - u.abs()).clamp_min(0), None, compact=True),
+               lambda u: (1 - u.abs()).clamp_min(0), None, compact=True,
+               sd=1 / math.sqrt(6), canonical=((2 / 3) / (1 / 6) ** 2) ** 0.2),
         Kernel("laplace", "Laplace", r"K(u) = \exp(-|u|)",
-               lambda u: torch.exp(_laplace_log(u)), _laplace_log, compact=False),
+               lambda u: torch.exp(_laplace_log(u)), _laplace_log, compact=False,
+               sd=math.sqrt(2), canonical=(0.25 / 2 ** 2) ** 0.2),
     )
 }
 
@@ -60,3 +68,18 @@ def get_kernel(name: str) -> Kernel:
     except (KeyError, TypeError):
         raise ValueError(
             f"kernel must be one of {', '.join(KERNELS)}; got {name!r}.") from None
+
+
+def equivalent_bandwidth(h: float, kernel: str, reference: str = "gaussian") -> float:
+    """The bandwidth that gives ``kernel`` the same effective width as ``reference`` has at ``h``.
+
+    Kernels are compared at equal canonical bandwidth: h_K = h * delta_K / delta_ref, with
+    delta_K = (R(K) / mu_2(K)^2)^(1/5), R(K) = integral of K^2 and mu_2(K) = integral of u^2 K for the
+    normalised kernel. At these bandwidths the kernels' asymptotic optimal-bandwidth formulas coincide,
+    so a bandwidth good for one kernel carries over (Marron & Nolan 1988). The constant kernel has no
+    width: it is returned at ``h`` unchanged.
+    """
+    k, ref = get_kernel(kernel), get_kernel(reference)
+    if k.canonical is None or ref.canonical is None:
+        return float(h)
+    return float(h) * k.canonical / ref.canonical

@@ -20,7 +20,7 @@ import math
 import torch
 
 from ._checks import as_tensor, common, positive_number
-from .kernels import Kernel, get_kernel
+from .kernels import Kernel, equivalent_bandwidth, get_kernel
 
 MAX_DENSE_CELLS = 25_000_000   # nw_weights refuses M x N above this (100 MB of float32 per copy)
 _CHUNK_CELLS = 4_000_000       # working-set size for the streaming estimate
@@ -362,8 +362,10 @@ def select_bandwidth(x, y, kernel: str = "gaussian", bandwidths=None) -> float:
     return min(candidates)[1]
 
 
-def silverman_bandwidth(x) -> float:
-    """Silverman's rule of thumb: 0.9 * min(sd, IQR / 1.34) * n^(-1/5)."""
+def silverman_bandwidth(x, kernel: str = "gaussian") -> float:
+    """Silverman's rule of thumb, 0.9 * min(sd, IQR / 1.34) * n^(-1/5), for the Gaussian kernel; for
+    another kernel K the same width in its own units, times delta_K / delta_Gauss
+    (``kernels.equivalent_bandwidth``)."""
     xt = as_tensor(x, "x", ndim=1).double()
     n = xt.shape[0]
     if n < 2:
@@ -373,7 +375,7 @@ def silverman_bandwidth(x) -> float:
     spread = min(sd, (q75 - q25) / 1.34) if q75 > q25 else sd
     if spread <= 0:
         raise ValueError("all x values are identical, so Silverman's rule gives h = 0: give x that vary.")
-    return 0.9 * spread * n ** (-0.2)
+    return equivalent_bandwidth(0.9 * spread * n ** (-0.2), kernel)
 
 
 def defined_mse(estimate, target) -> tuple[float, int]:

@@ -5,6 +5,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from explorer import lessons
 from explorer.figures.attention import query_row_figure
 from explorer.figures.common import MAX_DISPLAY_CELLS, downsample, heatmap, heatmap_grid, lines
 from explorer.ui import cache
@@ -27,7 +28,7 @@ init_state({"heat.n_queries": 100, "heat.query_pos": 0.5, "heat.sweep": [0.1, 0.
 
 left, right = st.columns([1, 2])
 with left:
-    kernel_bandwidth_controls()
+    kernel_bandwidth_controls(ds)
     st.slider(tr("ah.n_queries"), 10, 1000, key="heat.n_queries", step=10, help=tr("ah.n_queries_help"))
 kernel, h = st.session_state["nw.kernel"], st.session_state["nw.bandwidth"]
 
@@ -63,8 +64,14 @@ with c2:
                tr("fig.entropy_nats"), hlines=[(log_n, tr("ah.log_n", value=f"{log_n:.2f}")), (0.0, tr("ah.one_hot"))],
                vlines=[(float(xq[qi]), tr("ah.picked"))], height=380), key="entropy")
 row = w[qi]
-st.markdown(tr("ah.row_text", x=f"{xq[qi]:.3f}", wmax=f"{row.max():.3f}", n_big=int((row > 0.01).sum()),
-                n=len(row), h=f"{res['entropy'][qi]:.2f}", log_n=f"{math.log(len(row)):.2f}"))
+unsupported = int(np.isnan(res["entropy"]).sum())
+if unsupported:
+    st.caption(tr("ah.no_support_caption", n=unsupported, m=len(xq), kernel=tr(f"kernel.{kernel}")))
+if row.sum() > 0:
+    st.markdown(tr("ah.row_text", x=f"{xq[qi]:.3f}", wmax=f"{row.max():.3f}", n_big=int((row > 0.01).sum()),
+                    n=len(row), h=f"{res['entropy'][qi]:.2f}", log_n=f"{math.log(len(row)):.2f}"))
+else:
+    st.markdown(tr("ah.row_none_text", x=f"{xq[qi]:.3f}", kernel=tr(f"kernel.{kernel}")))
 
 st.subheader(tr("ah.sweep"))
 st.multiselect(tr("ah.sweep_pick"), BANDWIDTHS, key="heat.sweep", format_func=lambda v: f"{v:g}",
@@ -81,7 +88,11 @@ show(heatmap_grid(mats, titles, np.round(cb, 2), np.round(rb, 2), tr("ah.sweep_t
      key="sweep")
 
 with explanation("ui.what_to_notice"):
-    st.markdown(tr("ah.notice"))
+    ends = lessons.heatmap_regimes(data["x"], kernel, res["x_query"])
+    st.markdown(tr("ah.notice", kernel=tr(f"kernel.{kernel}"), small=f"{ends['small_h']:g}",
+                   large=f"{ends['large_h']:g}", ent_small=f"{ends['entropy_small']:.2f}",
+                   ent_large=f"{ends['entropy_large']:.2f}", log_n=f"{math.log(len(data['x'])):.2f}",
+                   inv_n=f"{1 / len(data['x']):.2g}", ratio=f"{ends['row_ratio_large']:.2f}"))
     st.latex(r"\alpha(x, x_i) = \frac{K\left(\frac{x - x_i}{h}\right)}{\sum_j K\left(\frac{x - x_j}{h}\right)}"
              r",\qquad H(x) = -\sum_i \alpha(x, x_i)\,\log \alpha(x, x_i) \in [0, \log N]")
 

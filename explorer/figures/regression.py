@@ -45,12 +45,16 @@ def kernel_shapes_figure(kernel_names: Sequence[str], style: Style = NORMAL, lan
 
 def loo_cv_figure(bandwidths: np.ndarray, scores: Mapping[str, np.ndarray], current: float,
                   optimum: float | None, silverman: float | None, style: Style = NORMAL,
-                  lang: str = "en") -> go.Figure:
-    """Leave-one-out MSE against bandwidth (log axes) with the current/optimal/Silverman h marked."""
+                  lang: str = "en", x_by_series: Mapping[str, np.ndarray] | None = None) -> go.Figure:
+    """Leave-one-out MSE against bandwidth (log axes) with the current/optimal/Silverman h marked.
+
+    ``x_by_series`` draws a series against its own x values (kernels compared at equal effective width,
+    each against the first kernel's equivalent bandwidth)."""
     traces = []
     for i, (label, s) in enumerate(scores.items()):
         s = np.where(np.isfinite(s), s, np.nan)
-        traces.append(line_trace(bandwidths, s, label, PALETTE[i % len(PALETTE)], style, mode="lines+markers"))
+        x = bandwidths if x_by_series is None else x_by_series[label]
+        traces.append(line_trace(x, s, label, PALETTE[i % len(PALETTE)], style, mode="lines+markers"))
     marks = [(t("fig.current_h", lang), current, "#444444", "solid"),
              (t("fig.loo_optimum", lang), optimum, "#2ca02c", "dash"),
              (t("fig.silverman", lang), silverman, "#ff7f0e", "dot")]
@@ -61,6 +65,7 @@ def loo_cv_figure(bandwidths: np.ndarray, scores: Mapping[str, np.ndarray], curr
         refs.append(Line(value, "", "x", colour, dash))
         traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines",
                        "name": f"{label} = {value:.3g}", "line": {"color": colour, "dash": dash}})
-    return figure(traces, t("fig.loo_title", lang), t("fig.loo_x", lang), t("fig.loo_y", lang), style,
+    x_title = t("fig.loo_x" if x_by_series is None else "fig.loo_x_same", lang)
+    return figure(traces, t("fig.loo_title", lang), x_title, t("fig.loo_y", lang), style,
                   height=380, lines=refs,
                   log_x=True, log_y=True)

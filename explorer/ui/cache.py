@@ -56,7 +56,7 @@ def loo_curve(name: str, n: int, noise: float, seed: int, kernel: str) -> dict:
     scores = regression.loo_cv_scores(x, y, kernel, LOO_BANDWIDTHS).cpu().numpy()
     return {"bandwidths": LOO_BANDWIDTHS, "scores": scores,
             "optimum": regression.select_bandwidth(x, y, kernel),
-            "silverman": regression.silverman_bandwidth(x)}
+            "silverman": regression.silverman_bandwidth(x, kernel)}
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -68,8 +68,10 @@ def nw_weight_matrix(name: str, n: int, noise: float, seed: int, kernel: str, ba
     xq = torch.linspace(float(lo), float(hi), n_queries, dtype=x.dtype, device=x.device)
     w = regression.nw_weights(xq, x, kernel, bandwidth)
     est = regression.nadaraya_watson(xq, x, y, kernel, bandwidth)
+    ent = attention.entropy(w)
+    ent = torch.where(w.sum(-1) > 0, ent, torch.nan)      # no support: no estimate, no entropy (not "one-hot")
     return {"x_query": xq.cpu().numpy(), "weights": w.cpu().numpy(), "estimate": est.cpu().numpy(),
-            "entropy": attention.entropy(w).cpu().numpy()}
+            "entropy": ent.cpu().numpy()}
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

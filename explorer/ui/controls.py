@@ -14,14 +14,22 @@ from ..kernels import KERNELS
 from .state import SHARED_DEFAULTS, init_state, say, tr
 from .urlstate import Param
 
-PRESETS = {"over-fit": 0.05, "good": 0.5, "over-smooth": 10.0}
+PRESET_LABELS = ("over-fit", "good", "over-smooth")
+UPLOAD_PRESETS = (0.05, 0.5, 10.0)       # an upload has no true function: these get no verdict
+
+
+def presets(name: str) -> dict[str, float]:
+    """The dataset's preset bandwidths by label (over-fit, good, over-smooth at its default n and noise)."""
+    values = DATASETS[name].presets if name in DATASETS else UPLOAD_PRESETS
+    return dict(zip(PRESET_LABELS, values, strict=True))
 
 
 def _bandwidth_grid() -> list[float]:
-    """Log-spaced bandwidths from 0.01 to 20 (40 per decade), presets included exactly."""
+    """Log-spaced bandwidths from 0.01 to 20 (40 per decade), every dataset's presets included exactly."""
+    exact = {h for spec in DATASETS.values() for h in spec.presets} | set(UPLOAD_PRESETS)
     values = {float(f"{10 ** (k / 40):.3g}") for k in range(-80, 53)}
-    values = {v for v in values if all(abs(v / p - 1) > 0.03 for p in PRESETS.values())}
-    return sorted(values | set(PRESETS.values()))
+    values = {v for v in values if all(abs(v / p - 1) > 0.03 for p in exact)}
+    return sorted(values | exact)
 
 
 BANDWIDTHS = _bandwidth_grid()
@@ -35,6 +43,14 @@ def snap_bandwidth(h: float) -> float:
 
 def _set_bandwidth(value: float) -> None:
     st.session_state["nw.bandwidth"] = snap_bandwidth(value)
+
+
+def _load_dataset_defaults() -> None:
+    """Picking a dataset loads its own n, noise and "good" bandwidth (the presets are judged at those)."""
+    spec = DATASETS.get(st.session_state["data.name"])
+    if spec is not None:
+        st.session_state["data.n"], st.session_state["data.noise"] = spec.default_n, spec.default_noise
+        st.session_state["nw.bandwidth"] = snap_bandwidth(spec.presets[1])
 
 
 UPLOAD = "upload"
@@ -55,7 +71,7 @@ def dataset_controls() -> tuple:
         st.subheader(tr("data.header"))
         st.selectbox(tr("data.dataset"), [*DATASETS, UPLOAD], key="data.name",
                      format_func=lambda k: tr("data.upload_option") if k == UPLOAD else tr(f"dataset.{k}"),
-                     help=tr("data.dataset_help"))
+                     help=tr("data.dataset_help"), on_change=_load_dataset_defaults)
         if st.session_state["data.name"] == UPLOAD:
             return _upload_controls()
         spec = DATASETS[st.session_state["data.name"]]
@@ -112,18 +128,35 @@ def _upload_controls() -> tuple:
     return ds
 
 
-def kernel_bandwidth_controls() -> None:
-    """The kernel select box, the log-scale bandwidth slider and the three presets."""
+def kernel_bandwidth_controls(ds: tuple) -> None:
+    """The kernel select box, the log-scale bandwidth slider and the dataset's three presets, captioned
+    with a verdict computed on the data shown (``explorer.lessons.preset_verdict``)."""
+    from .. import lessons
+    from . import cache
+
     init_state(SHARED_DEFAULTS)
     st.selectbox(tr("nw.kernel"), list(KERNELS), key="nw.kernel", format_func=lambda k: tr(f"kernel.{k}"))
     st.session_state["nw.bandwidth"] = snap_bandwidth(st.session_state["nw.bandwidth"])
     st.select_slider(tr("nw.bandwidth"), options=BANDWIDTHS, key="nw.bandwidth", format_func=lambda v: f"{v:g}",
                      help=tr("nw.bandwidth_help"))
-    st.caption(tr("nw.presets"))
-    cols = st.columns(len(PRESETS))
-    for col, (label, value) in zip(cols, PRESETS.items(), strict=True):
+    name, kernel = ds[0], st.session_state["nw.kernel"]
+    values = presets(name)
+    if name in DATASETS:
+        data = cache.dataset(*ds)
+        mse = {label: lessons.curve_mse(cache.nw_curve(*ds, kernel, h), data["true"]) for label, h in values.items()}
+        verdict = lessons.preset_verdict(mse)
+        spec = DATASETS[name]
+        listing = " · ".join(f"{h:g} {tr('nw.preset.' + label)}" for label, h in values.items())
+        key = "nw.presets" if verdict else "nw.presets_fail"
+        st.caption(tr(key, presets=listing, dataset=tr(f"dataset.{name}"), n=spec.default_n,
+                      noise=f"{spec.default_noise:g}", kernel=tr(f"kernel.{kernel}")))
+    else:
+        st.caption(tr("nw.presets_upload"))
+    cols = st.columns(len(values))
+    for col, (label, value) in zip(cols, values.items(), strict=True):
         col.button(f"h = {value:g}", on_click=_set_bandwidth, args=(value,), width="stretch",
-                   help=f"{tr('nw.preset.' + label)} (h = {value:g})", key=f"preset.{value}")
+                   help=f"{tr('nw.preset.' + label)} (h = {value:g})" if name in DATASETS else f"h = {value:g}",
+                   key=f"preset.{label}")
     typed_bandwidth_control()
 
 

@@ -17,27 +17,27 @@ def test_default_run_draws_every_figure():
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 3
     assert any("MSE against the true function" in m.value for m in at.markdown)
-    assert at.session_state["nw.bandwidth"] == 0.5
+    assert at.session_state["nw.bandwidth"] == 0.2          # the sine mix's "good" preset
 
 
 def test_slider_preset_and_kernel_each_change_the_estimate():
     at = page("kernel_regression")
-    before = estimate(at, "Gaussian, h = 0.5")
+    before = estimate(at, "Gaussian, h = 0.2")
 
-    at.select_slider(key="nw.bandwidth").set_value(0.2).run()
+    at.select_slider(key="nw.bandwidth").set_value(0.5).run()
     assert_clean(at)
-    after_slider = estimate(at, "Gaussian, h = 0.2")
+    after_slider = estimate(at, "Gaussian, h = 0.5")
     assert not np.allclose(after_slider, before)
 
-    at.button(key="preset.10.0").click().run()
+    at.button(key="preset.over-smooth").click().run()
     assert_clean(at)
-    assert at.session_state["nw.bandwidth"] == 10.0
-    gaussian_10 = estimate(at, "Gaussian, h = 10")
+    assert at.session_state["nw.bandwidth"] == 5.0
+    gaussian_10 = estimate(at, "Gaussian, h = 5")
     assert not np.allclose(gaussian_10, after_slider)
 
     at.selectbox(key="nw.kernel").set_value("boxcar").run()
     assert_clean(at)
-    assert not np.allclose(estimate(at, "Boxcar, h = 10"), gaussian_10)
+    assert not np.allclose(estimate(at, "Boxcar, h = 5"), gaussian_10)
 
 
 def test_tiny_bandwidth_with_a_compact_kernel_reports_undefined_queries():
@@ -65,5 +65,5 @@ def test_overlay_and_compare_add_lines():
     at.toggle(key="nw.overlay").set_value(True).run()
     at.multiselect(key="nw.compare").set_value(["laplace"]).run()
     assert_clean(at)
-    # 1 kernel x 1 h  ->  2 kernels x 3 bandwidths (0.5 plus 0.05 and 10)
+    # 1 kernel x 1 h  ->  2 kernels x 3 bandwidths (the presets 0.01, 0.2 = h, 5)
     assert len(chart_data(at, "fit")) == n_before - 1 + 6

@@ -1,0 +1,82 @@
+"""The numbers behind the sentences the pages say about their figures.
+
+Each function here computes what a "what to notice" line, a caption or a verdict asserts, from the same
+data the figure draws; pages fill their sentences from these results, and ``tests/lessons/`` checks the
+sentences against them at the pages' defaults. Nothing here imports streamlit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .regression import defined_mse
+
+PRESET_MARGIN = 1.5     # a preset "over-fits" / "over-smooths" when its error is at least 1.5x the good one's
+
+
+def curve_mse(estimate, true_values) -> float:
+    """Mean squared error of an estimate against the true function where the estimate is defined."""
+    return defined_mse(estimate, true_values)[0]
+
+
+def preset_verdict(mse: dict[str, float]) -> bool:
+    """True when the labels hold on this data: the "good" preset's error against the true function is
+    at least ``PRESET_MARGIN`` times lower than both the over-fit and the over-smooth one's."""
+    good = mse["good"]
+    return bool(np.isfinite(good) and mse["over-fit"] > PRESET_MARGIN * good
+                and mse["over-smooth"] > PRESET_MARGIN * good)
+
+
+def supported_rows(weights: np.ndarray) -> np.ndarray:
+    """Which rows of an NW weight matrix have support (some weight > 0); the others have no estimate."""
+    return np.asarray(weights).sum(-1) > 0
+
+
+def masked_entropy_ceiling(mask: np.ndarray) -> float:
+    """Mean over rows of log(number of keys the row may attend to): the entropy of uniform rows under
+    ``mask`` (True = may attend). For a causal T x T mask it is log(T!) / T."""
+    counts = np.asarray(mask, dtype=bool).sum(-1)
+    counts = counts[counts > 0]
+    return float(np.log(counts).mean()) if counts.size else 0.0
+
+
+def causal_ceiling(T: int) -> float:
+    """log(T!) / T: the mean entropy of uniform causal rows over T positions."""
+    return math.lgamma(T + 1) / T
+
+
+def width_agreement(optima: dict[str, float]) -> tuple[float, float]:
+    """How far apart the kernels' LOO-optimal bandwidths are: (spread at equal effective width, as a
+    fraction: max/min - 1 after putting every optimum in Gaussian units; max/min of the raw optima)."""
+    from .kernels import equivalent_bandwidth
+    raw = [h for h in optima.values()]
+    gauss = [h / equivalent_bandwidth(1.0, k) for k, h in optima.items()]
+    return max(gauss) / min(gauss) - 1, max(raw) / min(raw)
+
+
+def snap_error(grid) -> float:
+    """The largest relative distance from a value inside the grid's range to its nearest grid value
+    on a log scale (half the largest log gap between neighbours)."""
+    g = np.sort(np.asarray(grid, dtype=float))
+    return float(np.sqrt(g[1:] / g[:-1]).max() - 1)
+
+
+def heatmap_regimes(x_train, kernel: str, x_query, small_h: float = 0.01, large_h: float = 10.0) -> dict:
+    """What the heatmap looks like at the two ends of the bandwidth slider: mean row entropy (over rows
+    with support) at a small and a large h, and at the large h the largest ratio between the biggest and
+    smallest weight of a row (1 = a perfectly flat row)."""
+    import torch
+
+    from .attention import entropy
+    from .regression import nw_weights
+    out = {"small_h": small_h, "large_h": large_h}
+    for tag, h in (("small", small_h), ("large", large_h)):
+        w = nw_weights(torch.as_tensor(x_query), torch.as_tensor(x_train), kernel, h)
+        ok = w.sum(-1) > 0
+        out[f"entropy_{tag}"] = float(entropy(w[ok]).mean()) if bool(ok.any()) else math.nan
+        if tag == "large":
+            rows = w[ok]
+            out["row_ratio_large"] = float((rows.amax(-1) / rows.amin(-1)).max()) if bool(ok.any()) else math.nan
+    return out
