@@ -204,12 +204,13 @@ EN: dict[str, str] = {
     # --- Softmax is a kernel page
     "sk.question": "**The question.** Is dot-product attention really Gaussian kernel regression in disguise? "
                    "Expand the square and see exactly when:",
-    "sk.explain": "The **q factor** is the same for every key, so it cancels in the softmax over keys. The "
-                  "**k factor** does not. Hence dot-product attention at temperature τ equals Gaussian-kernel "
+    "sk.explain": "The **q factor** is the same for every key, so it cancels in the softmax over keys. The **k "
+                  "factor** does not. Hence dot-product attention at temperature τ equals Gaussian-kernel "
                   "attention with **σ² = τ**, i.e. **σ = √τ** (σ = d^¼ at the usual τ = √d), **exactly when all "
-                  "keys have the same norm**; otherwise the two differ by a per-key logit bias −‖kⱼ‖²/(2τ). The "
-                  "value σ = √(d/2) (or √(τ/2)) that is often quoted is wrong: it makes the Gaussian twice as "
-                  "sharp.",
+                  "keys have the same norm**; otherwise the two differ by a per-key logit bias −‖kⱼ‖²/(2τ). Two "
+                  "values often quoted are wrong, each in its own way: at τ = {tau} here the right width is σ = "
+                  "{sigma}; σ = √(τ/2) = {half_tau} is too narrow (a kernel twice as sharp in σ²), and σ = "
+                  "√(d/2) = {half_d} is {half_d_effect} (at τ = √d it exceeds d^¼ for every d > 4).",
     "sk.d": "Head dimension d",
     "sk.d_help": "1 to 256.",
     "sk.n_keys": "Number of keys N",
@@ -249,11 +250,11 @@ EN: dict[str, str] = {
     "sk.topk": "Top-k sparse attention",
     "sk.k_top": "Keys kept per query k_top",
     "sk.k_top_help": "1 to N = {n}. k_top = N is dense attention.",
-    "sk.topk_out": "max |output − dense output|",
-    "sk.topk_w": "mean L1 weight error",
+    "sk.topk_out": "max |output − dense output| (value units)",
+    "sk.topk_w": "mean L1 weight error (no unit)",
     "sk.topk_title": "Error of top-k vs dense attention",
     "sk.topk_x": "keys kept per query k_top",
-    "sk.topk_y": "error (value units; log scale)",
+    "sk.topk_y": "error (log scale)",
     "sk.topk_heat": "Top-{k} weights (zero off the kept keys)",
     "sk.topk_text": "Keeping {k} of {n} keys per query keeps **{kept}** of dense attention's weight before "
                     "renormalising. Top-k takes each query's largest logits, softmaxes them, and sums the values "
@@ -273,17 +274,13 @@ EN: dict[str, str] = {
                        "points.)",
     "sk.param": "A parametric attention layer",
     "sk.hidden": "Hidden units",
-    "sk.hidden_help": "1 to 16.",
+    "sk.hidden_help": "2 to 16. The Gaussian kernel's q·k form has rank 2, so 2 units can hold it exactly.",
     "sk.learned_layer": "learned attention layer",
     "sk.gauss_h": "Gaussian kernel, h = {h}",
     "sk.rows_title": "Weight rows of three queries",
     "sk.query": "query",
     "sk.nw_gauss": "NW, Gaussian, h = {h}",
     "sk.fits": "Fits",
-    "sk.param_text": "The layer embeds x as [x, x², 1] (standardised) and learns W_q, W_k, W_v and an output map, "
-                     "trained with leave-one-out so it cannot copy each point's own target. Because "
-                     "−(x − xᵢ)²/(2h²) = x·xᵢ/h² − xᵢ²/(2h²) + (a term in x alone), q·k over these features can "
-                     "express the Gaussian kernel exactly, and the learned rows are local bumps like the kernel's.",
     "sk.notice": "- At spread 0 the two heatmaps are identical to ~1e-16; raise the spread and they differ, but "
                  "adding the bias −‖kⱼ‖²/(2τ) restores equality.\n"
                  "- σ = √τ: doubling the temperature widens the equivalent Gaussian by √2.\n"
@@ -489,6 +486,26 @@ EN: dict[str, str] = {
                              "them no estimate and no entropy (gaps in the entropy curve, not one-hot rows).",
     "ah.row_none_text": "Query x = {x} has no training point within h: the {kernel} kernel gives every point "
                         "weight 0, so this query has no estimate and no entropy.",
+    "sk.too_wide": "too wide",
+    "sk.too_narrow": "too narrow",
+    "sk.same_width": "equal to it only here",
+    "sk.nw_form": "NW form (values = y, no output map)",
+    "sk.nw_form_help": "On: the head averages the targets with its weights, as Nadaraya-Watson does. Off: "
+                       "learned values and an output map, as in a transformer.",
+    "sk.param_text_nw": "**NW form.** The values are the targets yᵢ and there is no output map, so the output "
+                        "is a weighted average of the y's, exactly as in NW. The layer embeds x as [x, x², 1] "
+                        "(standardised); since −(x − xᵢ)²/(2h²) = x·xᵢ/h² − xᵢ²/(2h²) + (a term in x alone, "
+                        "which the softmax drops), a rank-2 q·k over these features is the Gaussian kernel, so "
+                        "2 hidden units suffice (more start at zero and stay there). Started at a wide Gaussian "
+                        "and trained with leave-one-out, the learned rows stay local: each shown query's "
+                        "largest weight lies within {dist} of it, and the fit's error against the true function "
+                        "is {mse} (NW at the LOO optimum: {nw_mse}).",
+    "sk.param_text_free": "**Free form.** The values are a learned affine map of yᵢ and an output map follows, "
+                          "as in a transformer: the output is an affine function of a weighted sum, and nothing "
+                          "keeps the weights local. Here the query x = {x} puts its largest weight on the point "
+                          "at x = {x_top}, while the fit's error against the true function is {mse} (NW: "
+                          "{nw_mse}). A learned head reduces to NW only with values = y, no output map and a "
+                          "q·k of rank ≥ 2 over [x, x², 1]: switch on the NW form to see it.",
 }
 
 ZH: dict[str, str] = {
@@ -666,10 +683,10 @@ ZH: dict[str, str] = {
                  "熵随查询附近训练点的多少而变：点密集处熵高，稀疏处熵低；在 x 范围的最两端熵会下降，因为那里的查询只有一侧有邻居。",
     # --- softmax 就是核
     "sk.question": "**问题。** 点积注意力真的是换了个样子的高斯核回归吗？把平方展开，看看到底在什么条件下成立：",
-    "sk.explain": "**q 因子**对每个键都一样，所以在对键做 softmax 时被约掉；**k 因子**却约不掉。因此温度为 τ 的点积注意力"
-                  "等于 **σ² = τ**（即 **σ = √τ**；常用的 τ = √d 时 σ = d^¼）的高斯核注意力，"
-                  "**当且仅当所有键的范数相同**；否则两者相差一个逐键的 logit 偏置 −‖kⱼ‖²/(2τ)。"
-                  "常被引用的 σ = √(d/2)（或 √(τ/2)）是错误的：它让高斯核尖锐了一倍。",
+    "sk.explain": "**q 因子**对每个键都一样，所以在对键做 softmax 时被约去；**k 因子**则不会。因此温度为 τ 的点积注意力等于**σ² = τ**（即 **σ = √τ**；在常用的 "
+                  "τ = √d 下 σ = d^¼）的高斯核注意力，**当且仅当所有键的范数相同**；否则两者相差一个逐键的 logit 偏置 "
+                  "−‖kⱼ‖²/(2τ)。常被引用的两个取值都是错的，错法各不相同：这里 τ = {tau}，正确的宽度是 σ = {sigma}；σ = √(τ/2) = {half_tau} "
+                  "太窄（σ² 小一半，核锐利一倍），而 σ = √(d/2) = {half_d} {half_d_effect}（在 τ = √d 时，只要 d > 4，它就大于 d^¼）。",
     "sk.d": "头维度 d",
     "sk.d_help": "1 到 256。",
     "sk.n_keys": "键的个数 N",
@@ -707,11 +724,11 @@ ZH: dict[str, str] = {
     "sk.topk": "Top-k 稀疏注意力",
     "sk.k_top": "每个查询保留的键数 k_top",
     "sk.k_top_help": "1 到 N = {n}。k_top = N 就是稠密注意力。",
-    "sk.topk_out": "max |输出 − 稠密输出|",
-    "sk.topk_w": "权重的平均 L1 误差",
+    "sk.topk_out": "max |输出 − 稠密输出|（值的单位）",
+    "sk.topk_w": "权重的平均 L1 误差（无单位）",
     "sk.topk_title": "Top-k 相对稠密注意力的误差",
     "sk.topk_x": "每个查询保留的键数 k_top",
-    "sk.topk_y": "误差（值的单位；对数刻度）",
+    "sk.topk_y": "误差（对数刻度）",
     "sk.topk_heat": "Top-{k} 权重（未保留的键为 0）",
     "sk.topk_text": "每个查询在 {n} 个键中保留 {k} 个，重新归一化之前保留了稠密注意力 **{kept}** 的权重。"
                     "Top-k 取每个查询最大的几个 logits，对它们做 softmax，再对**在这些键处取出的值**加权求和；"
@@ -730,16 +747,13 @@ ZH: dict[str, str] = {
                        "误差 → 0。（在 {n} 个点上拟合。）",
     "sk.param": "参数化注意力层",
     "sk.hidden": "隐藏单元数",
-    "sk.hidden_help": "1 到 16。",
+    "sk.hidden_help": "2 到 16。高斯核的 q·k 形式秩为 2，所以 2 个单元就能精确表示它。",
     "sk.learned_layer": "学到的注意力层",
     "sk.gauss_h": "高斯核，h = {h}",
     "sk.rows_title": "三个查询的权重行",
     "sk.query": "查询",
     "sk.nw_gauss": "NW，高斯核，h = {h}",
     "sk.fits": "拟合结果",
-    "sk.param_text": "该层把 x 嵌入为 [x, x², 1]（已标准化），学习 W_q、W_k、W_v 和输出映射，并用留一方式训练，"
-                     "使它无法直接抄每个点自己的目标。由于 −(x − xᵢ)²/(2h²) = x·xᵢ/h² − xᵢ²/(2h²) + （只含 x 的项），"
-                     "在这些特征上的 q·k 能精确表示高斯核，学到的权重行也像核一样是局部的鼓包。",
     "sk.notice": "- 离散程度为 0 时两张热力图相同到约 1e-16；增大离散程度后两者不同，但加上偏置 −‖kⱼ‖²/(2τ) 就恢复相等。\n"
                  "- σ = √τ：温度加倍，等价高斯核变宽 √2 倍。\n"
                  "- 点积注意力偏爱长的键（k 因子）：高斯核去掉的正是这个偏置。\n"
@@ -908,6 +922,19 @@ ZH: dict[str, str] = {
                      "法则也照此换算。打开“相同的有效宽度”后，在当前数据上五个核的留一最优带宽彼此相差不超过 {spread}；若用同一个原始 h，最多相差 {raw} 倍。",
     "ah.no_support_caption": "{m} 个查询中有 {n} 个在 h 范围内没有训练点：{kernel}对它们没有估计值，也没有熵（熵曲线上的空缺，而不是独热行）。",
     "ah.row_none_text": "查询 x = {x} 在 h 范围内没有训练点：{kernel}给每个点的权重都是 0，因此该查询没有估计值，也没有熵。",
+    "sk.too_wide": "太宽",
+    "sk.too_narrow": "太窄",
+    "sk.same_width": "只在这里恰好相等",
+    "sk.nw_form": "NW 形式（值 = y，无输出映射）",
+    "sk.nw_form_help": "打开：该头用它的权重对目标取平均，与 Nadaraya-Watson 相同。关闭：值和输出映射都是学出来的，与 Transformer 中一样。",
+    "sk.param_text_nw": "**NW 形式。** 值就是目标 yᵢ，且没有输出映射，所以输出是 y 的加权平均，与 NW 完全相同。该层把 x 嵌入为 [x, x², 1]（已标准化）；由于 −(x "
+                        "− xᵢ)²/(2h²) = x·xᵢ/h² − xᵢ²/(2h²) + （只含 x 的项，softmax 会把它约去），在这些特征上秩为 2 的 q·k 就是高斯核，所以 "
+                        "2 个隐藏单元就够了（多出的单元从 0 开始，也一直保持为 0）。从一个较宽的高斯核出发、用留一方式训练后，学到的权重行仍是局部的：图中每个查询的最大权重离它不超过 "
+                        "{dist}，拟合与真实函数的误差为 {mse}（留一最优带宽下的 NW：{nw_mse}）。",
+    "sk.param_text_free": "**自由形式。** 值是 yᵢ 的一个学出来的仿射映射，之后还有输出映射，与 Transformer "
+                          "中一样：输出是加权和的仿射函数，没有任何东西让权重保持局部。这里查询 x = {x} 的最大权重落在 x = {x_top} 处的点上，而拟合与真实函数的误差为 "
+                          "{mse}（NW：{nw_mse}）。只有当值 = y、没有输出映射、且 q·k 在 [x, x², 1] 上的秩 ≥ 2 时，学到的头才退化为 NW：打开 NW "
+                          "形式即可看到。",
 }
 
 STRINGS = {"en": EN, "zh": ZH}

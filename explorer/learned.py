@@ -69,16 +69,22 @@ class ParametricAttention(nn.Module):
 
     Inputs are embedded as features phi(x) = [x, x², 1], so that q·k can express the Gaussian kernel
     exactly: -(x - x_i)²/(2h²) = x·x_i/h² - x_i²/(2h²) + (a term in x alone, which the softmax drops).
+    That bilinear form phi(x)ᵀ A phi(x_i) has rank 2, so ``hidden`` >= 2 can hold it.
+
+    ``nw_form=True`` keeps the head an NW smoother: the values are the targets y_i themselves and there
+    is no output map, so the output is a weighted average of the y_i. Otherwise values are a learned
+    affine map of y_i and an output map follows: the output is an affine function of a weighted sum,
+    and nothing makes the weights local.
     """
 
-    def __init__(self, hidden: int = 4, x_center: float = 0.0, x_scale: float = 1.0):
+    def __init__(self, hidden: int = 4, x_center: float = 0.0, x_scale: float = 1.0, nw_form: bool = False):
         super().__init__()
-        self.hidden = hidden
+        self.hidden, self.nw_form = hidden, nw_form
         self.x_center, self.x_scale = x_center, x_scale   # inputs are standardised first
         self.W_q = nn.Linear(3, hidden, bias=False)
         self.W_k = nn.Linear(3, hidden, bias=False)
-        self.W_v = nn.Linear(1, hidden)
-        self.W_o = nn.Linear(hidden, 1)
+        self.W_v = None if nw_form else nn.Linear(1, hidden)
+        self.W_o = None if nw_form else nn.Linear(hidden, 1)
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
         z = (x - self.x_center) / self.x_scale
@@ -87,16 +93,31 @@ class ParametricAttention(nn.Module):
     def forward(self, x_query, x_train, y_train, exclude_self: bool = False):
         q = self.W_q(self.features(x_query))                   # (M, H)
         k = self.W_k(self.features(x_train))                   # (N, H)
-        v = self.W_v(y_train[:, None])                         # (N, H)
         logits = q @ k.T                                       # (M, N)
         if exclude_self:
             logits = _self_excluded(logits)
         weights = torch.softmax(logits, dim=-1)
+        if self.nw_form:
+            return weights @ y_train, weights                  # an average of the targets: NW
+        v = self.W_v(y_train[:, None])                         # (N, H)
         return self.W_o(weights @ v).squeeze(-1), weights
+
+    def set_gaussian(self, h: float) -> ParametricAttention:
+        """Set W_q, W_k to the exact Gaussian kernel of bandwidth ``h`` (in the units of x): then the
+        weights equal ``regression.nw_weights(..., "gaussian", h)``. Needs ``hidden`` >= 2."""
+        if self.hidden < 2:
+            raise ValueError("the Gaussian kernel's bilinear form has rank 2: it needs hidden >= 2.")
+        hz = h / self.x_scale                                  # bandwidth in standardised units
+        with torch.no_grad():
+            self.W_q.weight.zero_()
+            self.W_k.weight.zero_()
+            self.W_q.weight[0, 0], self.W_k.weight[0, 0] = 1 / hz, 1 / hz          # z z_i / h²
+            self.W_q.weight[1, 2], self.W_k.weight[1, 1] = 1.0, -1 / (2 * hz ** 2)  # -z_i² / (2h²)
+        return self
 
 
 def fit_parametric_attention(x, y, *, hidden: int = 4, steps: int = 400, lr: float = 0.03,
-                             seed: int = 0) -> tuple[ParametricAttention, pd.DataFrame]:
+                             seed: int = 0, nw_form: bool = False) -> tuple[ParametricAttention, pd.DataFrame]:
     """Train ``ParametricAttention`` with leave-one-out MSE (Adam, full batch, float64, seeded)."""
     import pandas as pd
     xt, yt = _xy(x, y)
@@ -104,10 +125,12 @@ def fit_parametric_attention(x, y, *, hidden: int = 4, steps: int = 400, lr: flo
     steps = integer_in(steps, "steps", 1, 100_000)
     lr = positive_number(lr, "lr", upper=10.0)
     gen = torch.Generator().manual_seed(integer_in(seed, "seed", 0, 2**31 - 1))
-    model = ParametricAttention(hidden, float(xt.mean()), float(xt.std())).to(dtype=xt.dtype)
+    model = ParametricAttention(hidden, float(xt.mean()), float(xt.std()), nw_form=nw_form).to(dtype=xt.dtype)
     with torch.no_grad():
         for p in model.parameters():
             p.copy_(torch.randn(p.shape, generator=gen, dtype=p.dtype) * 0.5)
+    if nw_form and hidden >= 2:        # start from a wide Gaussian kernel: training sharpens and reshapes it
+        model.set_gaussian(float(xt.std()))
     model = model.to(xt.device)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     losses = []

@@ -80,3 +80,32 @@ def heatmap_regimes(x_train, kernel: str, x_query, small_h: float = 0.01, large_
             rows = w[ok]
             out["row_ratio_large"] = float((rows.amax(-1) / rows.amin(-1)).max()) if bool(ok.any()) else math.nan
     return out
+
+
+def PARAM_PICKS(m: int) -> list[int]:  # noqa: N802  (a constant-like rule shared by the page and its test)
+    """Indices of the three queries whose weight rows the parametric-layer figure shows."""
+    return [int(m * f) for f in (0.2, 0.5, 0.8)]
+
+
+def parametric_summary(fit: dict, data: dict) -> dict:
+    """What the parametric-layer text quotes: for the three shown queries, how far each one's largest
+    weight lies from it (the largest such distance, and that query with where its top weight sits), and
+    the learned and NW fits' errors against the true function."""
+    x, grid = np.asarray(fit["x"]), np.asarray(data["x_grid"])
+    picks = PARAM_PICKS(len(grid))
+    tops = [float(x[int(np.argmax(fit["weights"][i]))]) for i in picks]
+    dists = [abs(top - float(grid[i])) for top, i in zip(tops, picks, strict=True)]
+    far = int(np.argmax(dists))
+    truth = data["true"]
+    return {"max_top_distance": max(dists), "far_query": float(grid[picks[far]]), "far_top": tops[far],
+            "mse": curve_mse(fit["pred"], truth) if truth is not None else math.nan,
+            "nw_mse": curve_mse(fit["nw_pred"], truth) if truth is not None else math.nan}
+
+
+def wrong_widths(d: int, tau: float) -> dict:
+    """The two widths often quoted for softmax-as-a-Gaussian, against the right sigma = sqrt(tau):
+    sqrt(tau / 2) is always narrower; sqrt(d / 2) is wider, narrower or (by chance) equal."""
+    sigma, half_d = math.sqrt(tau), math.sqrt(d / 2)
+    effect = "same_width" if math.isclose(half_d, sigma, rel_tol=1e-9) else "too_wide" if half_d > sigma \
+        else "too_narrow"
+    return {"sigma": sigma, "half_tau": math.sqrt(tau / 2), "half_d": half_d, "half_d_effect": effect}

@@ -5,6 +5,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from explorer import lessons
 from explorer.figures.common import heatmap, heatmap_grid, lines
 from explorer.figures.regression import fit_figure
 from explorer.i18n import t
@@ -19,18 +20,18 @@ keep_shared_state()
 PARAMS = [*SHARED_PARAMS, Param("sk.d", "int", lo=1, hi=256), Param("sk.n_keys", "int", lo=2, hi=128),
           Param("sk.spread", "float", lo=0, hi=1), Param("sk.tau_sqrt_d", "bool"),
           Param("sk.tau", "float", tuple(TEMPERATURES)), Param("sk.seed", "int", lo=0, hi=9999),
-          Param("sk.k_top", "int", lo=1, hi=128), Param("sk.hidden", "int", lo=1, hi=16)]
+          Param("sk.k_top", "int", lo=1, hi=128), Param("sk.hidden", "int", lo=2, hi=16),
+          Param("sk.nw_form", "bool")]
 restore(PARAMS, "softmax_kernel")
 st.title(tr("page.softmax_kernel"))
 st.markdown(tr("sk.question"))
 st.latex(r"\exp\!\left(\frac{q\cdot k}{\tau}\right) = \exp\!\left(-\frac{\|q-k\|^2}{2\tau}\right)"
          r"\exp\!\left(\frac{\|q\|^2}{2\tau}\right)\exp\!\left(\frac{\|k\|^2}{2\tau}\right)")
-st.markdown(tr("sk.explain"))
 
 ds = dataset_controls()
 init_state({"sk.d": 16, "sk.n_keys": 24, "sk.spread": 0.0, "sk.tau_sqrt_d": True,
             "sk.tau": min(TEMPERATURES, key=lambda t: abs(math.log(t / 4))),
-            "sk.seed": 0, "sk.k_top": 4, "sk.hidden": 4})
+            "sk.seed": 0, "sk.k_top": 4, "sk.hidden": 4, "sk.nw_form": True})
 
 c1, c2, c3 = st.columns(3)
 with c1:
@@ -47,6 +48,9 @@ with c3:
 d, n_keys, spread, seed = (st.session_state[k] for k in ("sk.d", "sk.n_keys", "sk.spread", "sk.seed"))
 tau = math.sqrt(d) if st.session_state["sk.tau_sqrt_d"] else st.session_state["sk.tau"]
 sigma = math.sqrt(tau)
+wrong = lessons.wrong_widths(d, tau)
+st.markdown(tr("sk.explain", tau=f"{tau:.3g}", sigma=f"{sigma:.3g}", half_tau=f"{wrong['half_tau']:.3g}",
+               half_d=f"{wrong['half_d']:.3g}", half_d_effect=tr(f"sk.{wrong['half_d_effect']}")))
 try:
     res = cache.bridge(d, n_keys, spread, tau, seed)
 except ValueError as err:
@@ -126,10 +130,10 @@ def learned_figures(name: str, n: int, noise: float, seed: int, lang: str):
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def parametric_figures(name: str, n: int, noise: float, seed: int, hidden: int, lang: str):
-    pf = cache.parametric_fit(name, n, noise, seed, hidden)
+def parametric_figures(name: str, n: int, noise: float, seed: int, hidden: int, nw_form: bool, lang: str):
+    pf = cache.parametric_fit(name, n, noise, seed, hidden, nw_form)
     data = cache.dataset(name, n, noise, seed)
-    picks = [int(len(data["x_grid"]) * f) for f in (0.2, 0.5, 0.8)]
+    picks = lessons.PARAM_PICKS(len(data["x_grid"]))
     rows = heatmap_grid([pf["weights"][picks], pf["gauss_weights"][picks]],
                         [t("sk.learned_layer", lang), t("sk.gauss_h", lang, h=f"{pf['h_opt']:.3g}")],
                         np.round(pf["x"], 2), [f"x = {data['x_grid'][i]:.2f}" for i in picks],
@@ -153,11 +157,18 @@ st.markdown(tr("sk.learned_text", h_loo=f"{loo['h'].iloc[-1]:.3g}", h_opt=f"{lb[
                h_self=f"{no_loo['h'].iloc[-1]:.2g}", n=lb["n_used"]))
 
 st.subheader(tr("sk.param"))
-st.slider(tr("sk.hidden"), 1, 16, key="sk.hidden", help=tr("sk.hidden_help"))
-fig_rows, fig_fits = parametric_figures(*ds, st.session_state["sk.hidden"], lang())
+c1, c2 = st.columns(2)
+c1.toggle(tr("sk.nw_form"), key="sk.nw_form", help=tr("sk.nw_form_help"))
+c2.slider(tr("sk.hidden"), 2, 16, key="sk.hidden", help=tr("sk.hidden_help"))
+nw_form = st.session_state["sk.nw_form"]
+fig_rows, fig_fits = parametric_figures(*ds, st.session_state["sk.hidden"], nw_form, lang())
 show(fig_rows, key="param_rows")
 show(fig_fits, key="param_fit")
-st.markdown(tr("sk.param_text"))
+pf = cache.parametric_fit(*ds, st.session_state["sk.hidden"], nw_form)
+summary = lessons.parametric_summary(pf, cache.dataset(*ds))
+st.markdown(tr("sk.param_text_nw" if nw_form else "sk.param_text_free", dist=f"{summary['max_top_distance']:.2f}",
+               mse=f"{summary['mse']:.4f}", nw_mse=f"{summary['nw_mse']:.4f}", x=f"{summary['far_query']:.2f}",
+               x_top=f"{summary['far_top']:.2f}"))
 
 with explanation("ui.what_to_notice"):
     st.markdown(tr("sk.notice"))

@@ -127,10 +127,10 @@ def learned_bandwidth(name: str, n: int, noise: float, seed: int) -> dict:
 
 
 @st.cache_data(max_entries=32, show_spinner="Training the attention layer…")
-def parametric_fit(name: str, n: int, noise: float, seed: int, hidden: int) -> dict:
+def parametric_fit(name: str, n: int, noise: float, seed: int, hidden: int, nw_form: bool = True) -> dict:
     d = dataset(name, n, noise, seed)
     x, y = _subsample(d["x"], d["y"])
-    model, losses = learned.fit_parametric_attention(x, y, hidden=hidden, seed=seed)
+    model, losses = learned.fit_parametric_attention(x, y, hidden=hidden, seed=seed, nw_form=nw_form)
     xt, yt = torch.as_tensor(x), torch.as_tensor(y)
     grid = torch.as_tensor(d["x_grid"])
     with torch.no_grad():
