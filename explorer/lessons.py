@@ -82,7 +82,7 @@ def heatmap_regimes(x_train, kernel: str, x_query, small_h: float = 0.01, large_
     return out
 
 
-def PARAM_PICKS(m: int) -> list[int]:  # noqa: N802  (a constant-like rule shared by the page and its test)
+def param_picks(m: int) -> list[int]:
     """Indices of the three queries whose weight rows the parametric-layer figure shows."""
     return [int(m * f) for f in (0.2, 0.5, 0.8)]
 
@@ -92,7 +92,7 @@ def parametric_summary(fit: dict, data: dict) -> dict:
     weight lies from it (the largest such distance, and that query with where its top weight sits), and
     the learned and NW fits' errors against the true function."""
     x, grid = np.asarray(fit["x"]), np.asarray(data["x_grid"])
-    picks = PARAM_PICKS(len(grid))
+    picks = param_picks(len(grid))
     tops = [float(x[int(np.argmax(fit["weights"][i]))]) for i in picks]
     dists = [abs(top - float(grid[i])) for top, i in zip(tops, picks, strict=True)]
     far = int(np.argmax(dists))

@@ -133,7 +133,7 @@ def learned_figures(name: str, n: int, noise: float, seed: int, lang: str):
 def parametric_figures(name: str, n: int, noise: float, seed: int, hidden: int, nw_form: bool, lang: str):
     pf = cache.parametric_fit(name, n, noise, seed, hidden, nw_form)
     data = cache.dataset(name, n, noise, seed)
-    picks = lessons.PARAM_PICKS(len(data["x_grid"]))
+    picks = lessons.param_picks(len(data["x_grid"]))
     rows = heatmap_grid([pf["weights"][picks], pf["gauss_weights"][picks]],
                         [t("sk.learned_layer", lang), t("sk.gauss_h", lang, h=f"{pf['h_opt']:.3g}")],
                         np.round(pf["x"], 2), [f"x = {data['x_grid'][i]:.2f}" for i in picks],
