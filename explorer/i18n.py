@@ -94,7 +94,8 @@ EN: dict[str, str] = {
     "fig.key_pos": "key position j",
     "fig.query_pos": "query position i",
     "fig.gradient": "gradient",
-    "fig.leak_title": "Perturb the last key and value by +5: how much do outputs that must not see it move?",
+    "fig.leak_title": "Perturb the last position's key, or its value, by +5: how much do outputs that must not "
+                      "see it move?",
     "fig.leak_x": "masking mode",
     "fig.leak_y": "max |Δ output| (value units)",
     "fig.hist_title": "Logits at d = {d} ({n} samples)",
@@ -304,9 +305,9 @@ EN: dict[str, str] = {
     "mk.verdicts": "Verdicts",
     "mk.v_sdpa": "matches SDPA",
     "mk.v_sdpa_diff": "differs from SDPA by up to {diff}",
-    "mk.v_rows": "rows sum to {mean} on average (lowest {low})",
+    "mk.v_rows": "rows sum to {mean} on average (lowest {low}) where the correct rows sum to {correct}",
     "mk.v_mass": "puts weight {mass} (summed over rows) on masked cells",
-    "mk.v_leak": "**leaks**: perturbing the last key changes outputs that must not see it by {leak}",
+    "mk.v_leak": "**leaks through the masked {channel}**: perturbing it moves outputs that must not see it by {leak}",
     "mk.v_no_leak": "no leak",
     "mk.v_grad": "gradient reaches masked logits (up to {g})",
     "mk.rows_header": "Row sums and output size",
@@ -314,13 +315,15 @@ EN: dict[str, str] = {
     "mk.rows_y": "row sum (1 = a proper average)",
     "mk.norm_title": "Size of each query's output",
     "mk.norm_y": "‖output‖ (value units)",
-    "mk.rows_text": "\"post\" zeroes masked weights after normalising, so each row sums to less than 1 and the "
-                    "output shrinks towards 0, most for early positions in a causal mask (they lose the most "
-                    "keys). The masked keys still sat in the normaliser: change a future key and the weights of "
-                    "the past change.",
+    "mk.rows_text": "\"post\" zeroes masked weights after normalising, so every row that has masked keys sums to "
+                    "less than 1 and its output shrinks towards 0, most for early positions in a causal mask "
+                    "(they lose the most keys). The masked keys still sat in the normaliser: change a future "
+                    "key and the weights of the past change.",
     "mk.leak_header": "Leakage probe",
-    "mk.leak_caption": "Green: no output that may not see the last position changes (beyond rounding). Red: "
-                       "information from a masked position reaches the output.",
+    "mk.leak_caption": "Each bar is how far the outputs that may not see the last position move when that "
+                       "position's key (red) or value (purple) is perturbed; no bar means no leak (zero beyond "
+                       "rounding). \"post\" leaks through the key (it still sits in the normaliser); "
+                       "\"multiply_logits\" through the value (its weight is e⁰ relative to the rest).",
     "mk.grad_header": "Gradients",
     "mk.grad_text": "A fixed loss Σ output·G (G random) is backpropagated through each mode. The heatmap shows "
                     "∂loss/∂logits for the chosen incorrect mode; red × marks masked cells.",
@@ -338,10 +341,13 @@ EN: dict[str, str] = {
                      "- **multiply_logits**: masked logits become 0, not −∞: masked keys keep weight e⁰ relative "
                      "to the rest and their values flow straight into the output. Its gradient on the masked "
                      "logits is 0 (they were multiplied by 0), which hides the bug.",
-    "mk.notice": "- Only \"pre\" matches torch's `scaled_dot_product_attention` with the same mask.\n"
-                 "- A fully masked row (valid length 0) gives zero weights and zero output in \"pre\", never NaN.\n"
-                 "- The causal mask's upper triangle is exactly 0 in \"pre\"; \"multiply_logits\" fills it.\n"
-                 "- Errors in masking are silent: every mode returns numbers of the right shape.",
+    "mk.notice": "- \"pre\" and \"post_renorm\" both match torch's `scaled_dot_product_attention` (SDPA, PyTorch's "
+                 "built-in attention) with the same mask in the forward pass, and their gradients agree too; "
+                 "\"post_renorm\" differs only numerically: it computes the masked exponentials and fails when "
+                 "masked logits dominate (see the gradients section).\n- A fully masked row (valid length 0) "
+                 "gives zero weights and zero output in \"pre\", never NaN.\n- The causal mask's upper triangle is "
+                 "exactly 0 in \"pre\"; \"multiply_logits\" fills it.\n- Errors in masking are silent: every mode "
+                 "returns numbers of the right shape.",
     "masktype.causal": "causal",
     "masktype.padding": "padding",
     "masktype.causal + padding": "causal + padding",
@@ -506,6 +512,10 @@ EN: dict[str, str] = {
                           "at x = {x_top}, while the fit's error against the true function is {mse} (NW: "
                           "{nw_mse}). A learned head reduces to NW only with values = y, no output map and a "
                           "q·k of rank ≥ 2 over [x, x², 1]: switch on the NW form to see it.",
+    "fig.leak_key": "through the masked key",
+    "fig.leak_value": "through the masked value",
+    "mk.channel_key": "key",
+    "mk.channel_value": "value",
 }
 
 ZH: dict[str, str] = {
@@ -592,7 +602,7 @@ ZH: dict[str, str] = {
     "fig.key_pos": "键位置 j",
     "fig.query_pos": "查询位置 i",
     "fig.gradient": "梯度",
-    "fig.leak_title": "把最后一个键和值都加 5：不该看到它的输出会变化多少？",
+    "fig.leak_title": "把最后一个位置的键或值加 5：不该看到它的输出会变化多少？",
     "fig.leak_x": "掩码方式",
     "fig.leak_y": "输出的最大 |变化|（值的单位）",
     "fig.hist_title": "d = {d} 时的 logits（{n} 个样本）",
@@ -774,9 +784,9 @@ ZH: dict[str, str] = {
     "mk.verdicts": "结论",
     "mk.v_sdpa": "与 SDPA 一致",
     "mk.v_sdpa_diff": "与 SDPA 最多相差 {diff}",
-    "mk.v_rows": "行和平均为 {mean}（最低 {low}）",
+    "mk.v_rows": "各行之和平均为 {mean}（最低 {low}），而正确的行和平均应为 {correct}",
     "mk.v_mass": "在被掩盖的格子上放了 {mass} 的权重（各行相加）",
-    "mk.v_leak": "**泄漏**：扰动最后一个键会使不该看到它的输出变化 {leak}",
+    "mk.v_leak": "**经由被屏蔽的{channel}泄漏**：扰动它会让不该看到它的输出变化 {leak}",
     "mk.v_no_leak": "没有泄漏",
     "mk.v_grad": "梯度会流到被掩盖的 logits（最多 {g}）",
     "mk.rows_header": "行和与输出大小",
@@ -784,11 +794,11 @@ ZH: dict[str, str] = {
     "mk.rows_y": "行和（1 = 真正的平均）",
     "mk.norm_title": "每个查询输出的大小",
     "mk.norm_y": "‖输出‖（值的单位）",
-    "mk.rows_text": "\"post\" 在归一化之后才把被掩盖的权重置零，所以每行的和小于 1，输出向 0 收缩；在因果掩码中，"
-                    "靠前的位置丢掉的键最多，收缩也最明显。被掩盖的键仍在归一化分母里：改变一个未来的键，"
-                    "过去位置的权重也会变。",
+    "mk.rows_text": "“post”在归一化之后才把被屏蔽的权重置零，所以凡是含有被屏蔽键的行，其和都小于 1，输出也向 0 "
+                    "收缩；在因果掩码中，越靠前的位置收缩越多（它们失去的键最多）。被屏蔽的键仍留在归一化分母里：改变一个未来的键，过去位置的权重也会跟着变。",
     "mk.leak_header": "泄漏探测",
-    "mk.leak_caption": "绿色：看不到最后一个位置的输出没有变化（舍入误差之外）。红色：被掩盖位置的信息流到了输出。",
+    "mk.leak_caption": "每根柱子表示：扰动最后一个位置的键（红）或值（紫）时，不该看到该位置的输出会变化多少；没有柱子就是没有泄漏（除舍入误差外为零）。“post”经由键泄漏（它仍在归一化分母中）；“multiply_logits”经由值泄漏（它相对其余位置的权重是 "
+                       "e⁰）。",
     "mk.grad_header": "梯度",
     "mk.grad_text": "把固定的损失 Σ 输出·G（G 为随机矩阵）通过每种方式反向传播。热力图显示所选错误方式的 "
                     "∂损失/∂logits；红色 × 标出被掩盖的格子。",
@@ -803,10 +813,10 @@ ZH: dict[str, str] = {
                      "的行和为 {renorm}（所有允许的权重在重新归一化之前就下溢了）。\n"
                      "- **multiply_logits**：被掩盖的 logits 变成 0 而不是 −∞：被掩盖的键相对其他键仍有 e⁰ 的权重，"
                      "它们的值直接流进输出。它在被掩盖 logits 上的梯度为 0（它们乘了 0），这恰好掩盖了这个错误。",
-    "mk.notice": "- 只有 \"pre\" 与相同掩码下 torch 的 `scaled_dot_product_attention` 一致。\n"
-                 "- 完全被掩盖的行（有效长度为 0）在 \"pre\" 中权重和输出都是 0，绝不会是 NaN。\n"
-                 "- 在 \"pre\" 中因果掩码的上三角恰好为 0；\"multiply_logits\" 却把它填满了。\n"
-                 "- 掩码错误是无声的：每种方式都返回形状正确的数字。",
+    "mk.notice": "- “pre”和“post_renorm”在前向计算中都与 torch 的 `scaled_dot_product_attention`（SDPA，PyTorch "
+                 "内置的注意力）在相同掩码下的结果一致，梯度也一致；“post_renorm”只在数值上不同：它仍要计算被屏蔽位置的指数，当被屏蔽的 logits 占主导时就会失效（见梯度一节）。\n- "
+                 "完全被屏蔽的行（有效长度为 0）在“pre”中得到全零的权重和全零的输出，绝不会是 NaN。\n- 因果掩码的上三角在“pre”中严格为 "
+                 "0；“multiply_logits”会把它填满。\n- 掩码的错误是无声的：每种方式都返回形状正确的数。",
     "masktype.causal": "因果",
     "masktype.padding": "填充",
     "masktype.causal + padding": "因果 + 填充",
@@ -935,6 +945,10 @@ ZH: dict[str, str] = {
                           "中一样：输出是加权和的仿射函数，没有任何东西让权重保持局部。这里查询 x = {x} 的最大权重落在 x = {x_top} 处的点上，而拟合与真实函数的误差为 "
                           "{mse}（NW：{nw_mse}）。只有当值 = y、没有输出映射、且 q·k 在 [x, x², 1] 上的秩 ≥ 2 时，学到的头才退化为 NW：打开 NW "
                           "形式即可看到。",
+    "fig.leak_key": "经由被屏蔽的键",
+    "fig.leak_value": "经由被屏蔽的值",
+    "mk.channel_key": "键",
+    "mk.channel_value": "值",
 }
 
 STRINGS = {"en": EN, "zh": ZH}

@@ -51,15 +51,23 @@ def all_modes(q, k, v, mask) -> dict[str, dict[str, torch.Tensor]]:
     return out
 
 
-def leakage(q, k, v, mask, position: int | None = None, size: float = 5.0) -> pd.Series:
-    """Largest change in the outputs of queries that may NOT see key ``position`` when that key and
-    its value are perturbed (default: the last position). Zero means no leak."""
+LEAK_CHANNELS = ("both", "key", "value")
+
+
+def leakage(q, k, v, mask, position: int | None = None, size: float = 5.0, channel: str = "both") -> pd.Series:
+    """Largest change in the outputs of queries that may NOT see key ``position`` when that position's
+    key, value or both (``channel``) are perturbed by ``size`` (default: the last position). Zero means
+    no leak through that channel."""
     import pandas as pd
+    if channel not in LEAK_CHANNELS:
+        raise ValueError(f"channel must be one of {', '.join(LEAK_CHANNELS)}; got {channel!r}.")
     pos = k.shape[0] - 1 if position is None else position
     blind = ~mask[:, pos]
     k2, v2 = k.clone(), v.clone()
-    k2[pos] += size
-    v2[pos] += size
+    if channel in ("both", "key"):
+        k2[pos] += size
+    if channel in ("both", "value"):
+        v2[pos] += size
     changes = {}
     for mode in A.MASK_MODES:
         before, _ = A.masked_attention(q, k, v, mask, mode)
@@ -87,19 +95,23 @@ def report(q, k, v, mask) -> pd.DataFrame:
     import pandas as pd
     results = all_modes(q, k, v, mask)
     ref = F.scaled_dot_product_attention(q[None], k[None], v[None], attn_mask=mask[None])[0]
-    leaks = leakage(q, k, v, mask)
+    leaks = {c: leakage(q, k, v, mask, channel=c) for c in LEAK_CHANNELS}
     grads = gradients(q, k, v, mask)
-    has_keys = mask.any(-1)
+    correct = results["pre"]["row_sum"]          # 1 where a row may attend to some key, 0 where it may not
     rows = []
     for mode, r in results.items():
         g = grads[mode]
         rows.append({
             "mode": mode,
             "max_diff_vs_sdpa": float((r["output"] - ref).abs().max()),
-            "mean_row_sum": float(r["row_sum"][has_keys].mean()) if bool(has_keys.any()) else 0.0,
-            "min_row_sum": float(r["row_sum"][has_keys].min()) if bool(has_keys.any()) else 0.0,
+            "mean_row_sum": float(r["row_sum"].mean()),
+            "min_row_sum": float(r["row_sum"].min()),
+            "correct_row_sum": float(correct.mean()),
+            "row_sum_error": float((r["row_sum"] - correct).abs().max()),
             "mass_on_masked": float(r["weights"][~mask].sum()),
-            "leak": float(leaks[mode]),
+            "leak": float(leaks["both"][mode]),
+            "leak_key": float(leaks["key"][mode]),
+            "leak_value": float(leaks["value"][mode]),
             "grad_on_masked": float(g[~mask].abs().max()) if bool((~mask).any()) else 0.0,
             "grad_diff_vs_pre": float((g - grads["pre"]).abs().max()),
         })

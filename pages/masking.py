@@ -57,11 +57,14 @@ show(masked_pair(ex["pre.weights"], ex[f"{wrong}.weights"], mask, (tr("mk.pre_co
 
 def verdict(mode: str, r: pd.Series) -> str:
     parts = [tr("mk.v_sdpa") if r.max_diff_vs_sdpa < TOL else tr("mk.v_sdpa_diff", diff=f"{r.max_diff_vs_sdpa:.2f}")]
-    if abs(r.mean_row_sum - 1) > TOL:
-        parts.append(tr("mk.v_rows", mean=f"{r.mean_row_sum:.2f}", low=f"{r.min_row_sum:.2f}"))
+    if r.row_sum_error > TOL:
+        parts.append(tr("mk.v_rows", mean=f"{r.mean_row_sum:.2f}", low=f"{r.min_row_sum:.2f}",
+                        correct=f"{r.correct_row_sum:.2f}"))
     if r.mass_on_masked > TOL:
         parts.append(tr("mk.v_mass", mass=f"{r.mass_on_masked:.2f}"))
-    parts.append(tr("mk.v_leak", leak=f"{r.leak:.2g}") if r.leak > TOL else tr("mk.v_no_leak"))
+    channels = [(c, r[f"leak_{c}"]) for c in ("key", "value") if r[f"leak_{c}"] > TOL]
+    parts += [tr("mk.v_leak", channel=tr(f"mk.channel_{c}"), leak=f"{v:.2g}") for c, v in channels] or \
+        [tr("mk.v_no_leak")]
     if r.grad_on_masked > TOL:
         parts.append(tr("mk.v_grad", g=f"{r.grad_on_masked:.2g}"))
     return f"- **{mode}**: " + "; ".join(parts) + "."
@@ -82,7 +85,8 @@ with right:
 st.markdown(tr("mk.rows_text"))
 
 st.subheader(tr("mk.leak_header"))
-show(leak_bars(list(MASK_MODES), [report.loc[m, "leak"] for m in MASK_MODES], TOL, lang=lang()), key="leak")
+show(leak_bars(list(MASK_MODES), {c: [report.loc[m, f"leak_{c}"] for m in MASK_MODES] for c in ("key", "value")},
+              TOL, lang=lang()), key="leak")
 st.caption(tr("mk.leak_caption"))
 
 st.subheader(tr("mk.grad_header"))

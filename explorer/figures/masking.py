@@ -41,10 +41,18 @@ def gradient_heatmap(grad: np.ndarray, mask: np.ndarray, title: str, style: Styl
                    extra_traces=[masked_marks(mask, style, False)])
 
 
-def leak_bars(modes: Sequence[str], leaks: Sequence[float], tol: float, style: Style = NORMAL,
+def leak_bars(modes: Sequence[str], leaks: dict[str, Sequence[float]], tol: float, style: Style = NORMAL,
               lang: str = "en") -> go.Figure:
-    colours = ["#2ca02c" if v < tol else "#d62728" for v in leaks]
-    trace = {"type": "bar", "x": list(modes), "y": [max(v, 0.0) for v in leaks], "marker": {"color": colours},
-             "text": [f"{v:.2g}" for v in leaks], "textposition": "outside", "showlegend": False}
-    return figure([trace], t("fig.leak_title", lang), t("fig.leak_x", lang), t("fig.leak_y", lang), style,
-                  height=360)
+    """Grouped bars: for each mode, the leak through the masked key and through the masked value.
+    A leak below ``tol`` is drawn as no bar (height 0) and labelled "0"."""
+    colours = {"key": "#d62728", "value": "#9467bd"}
+    traces = []
+    for channel, values in leaks.items():
+        shown = [v if v >= tol else 0.0 for v in values]
+        traces.append({"type": "bar", "x": list(modes), "y": shown, "name": t(f"fig.leak_{channel}", lang),
+                       "marker": {"color": colours[channel]}, "text": [f"{v:.2g}" if v else "0" for v in shown],
+                       "textposition": "outside"})
+    fig = figure(traces, t("fig.leak_title", lang), t("fig.leak_x", lang), t("fig.leak_y", lang), style,
+                 height=380)
+    fig.update_layout(barmode="group")
+    return fig
