@@ -356,10 +356,10 @@ EN: dict[str, str] = {
     "mode.post_renorm": "softmax, zero masked weights, renormalise: equals 'pre' going forward",
     "mode.multiply_logits": "multiply logits by the 0/1 mask: masked logits become 0, not −∞",
     # --- Scaling page
-    "sc.question": "**The question.** Why does attention compute softmax(q·k / √d) and not softmax(q·k)? For q and "
-                   "k with independent N(0, 1) entries, q·k is a sum of d products of variance 1, so "
-                   "**Var(q·k) = d**: the logits grow like √d, the softmax saturates towards one-hot, and its "
-                   "gradient vanishes.",
+    "sc.question": "**The question.** Why does attention compute softmax(q·k / √d) and not softmax(q·k)? For q "
+                   "and k with independent N(0, 1) entries, q·k is a sum of d products of variance 1, so "
+                   "**Var(q·k) = d**: unscaled logits grow like √d and the softmax sharpens towards one-hot as "
+                   "the heads get wider.",
     "sc.d": "Head dimension d for the histogram",
     "sc.n": "Queries = keys per d (n)",
     "sc.n_help": "n × n logits per d; larger is smoother and slower (32 to 512).",
@@ -378,16 +378,25 @@ EN: dict[str, str] = {
     "sc.entropy_axis": "mean row entropy (nats)",
     "sc.log_n": "log n = {value} (uniform)",
     "sc.grad_title": "How much gradient passes through the softmax",
-    "sc.grad_axis": "mean ‖∂softmax/∂logits‖ (Frobenius)",
-    "sc.grad_text": "The Jacobian of the softmax, diag(p) − ppᵀ, is small for two reasons: near-uniform rows (every "
-                    "p tiny) and near-one-hot rows (p ≈ 0 or 1). Unscaled, it rises at first as rows leave uniform, "
-                    "then falls towards 0 as they saturate: the logits stop learning. Scaled, it stays at the same "
-                    "level for every d.",
-    "sc.notice": "- Unscaled, the std follows √d: about 11.3 at d = 128. Scaled, it stays at 1.\n"
-                 "- Unscaled, by d ≈ 64 the typical row puts most of its weight on one key: the softmax has become "
-                 "a hard max, and its gradient fades.\n"
-                 "- Dividing by √d is the same as a softmax temperature τ = √d, and by the Softmax-is-a-kernel "
-                 "page, a Gaussian kernel of width σ = √τ = d^¼ in q-k space.",
+    "sc.grad_axis": "mean ‖diag(p) − ppᵀ‖_F over rows",
+    "sc.grad_text": "**The measure.** For each row of weights p, ‖diag(p) − ppᵀ‖_F is the size of the softmax's "
+                    "Jacobian: how much the weights move per unit change of the logits; the plots show its mean "
+                    "over rows. It is small for near-uniform rows (about 1/√n = {inv_sqrt_n} here) and for "
+                    "near-one-hot rows. Unscaled, it first **rises** as rows leave uniform (peak {peak} at d = "
+                    "{d_peak}) and falls below the scaled value only from d = {d_cross}: at the usual head "
+                    "sizes (64, 128) the unscaled softmax passes *more* gradient at initialisation, not less. "
+                    "What √d buys is a regime that does not depend on d: scaled, the logit std is 1 at every d, "
+                    "so entropy stays between {ent_lo} and {ent_hi} nats and the max weight between {mw_lo} and "
+                    "{mw_hi}, while unscaled rows sharpen from entropy {ent_1} at d = 1 to {ent_big} at d = "
+                    "{d_max}, into the saturated end of the curve on the right, where the Jacobian vanishes.",
+    "sc.notice": "- Unscaled, the std follows √d: {std128} at d = 128 (√128 ≈ 11.3). Scaled, it stays at 1 "
+                 "({lo} to {hi} over every d).\n- Unscaled, rows sharpen as d grows: from d = {d_half} on, the "
+                 "typical row puts more than half its weight on one key (mean max weight {mw} there). Scaled, "
+                 "the mean max weight stays between {mw_lo} and {mw_hi} at every d.\n- Dividing by √d is a "
+                 "softmax temperature τ = √d. By the Softmax-is-a-kernel page that equals a Gaussian kernel of "
+                 "width σ = d^¼ in q–k space **only when all keys have the same norm**. These keys have N(0, I) "
+                 "entries, whose norms vary (from {kmin} to {kmax} at d = {d}, around √d ≈ {sqrt_d}), so here "
+                 "the two differ by the per-key bias −‖kⱼ‖²/(2τ).",
     # --- Live training page
     "lt.question": "**The question.** What do attention heads do while a transformer learns? Train a small one on a "
                    "toy task and watch each head's entropy: high = spread out over many positions, near 0 = locked "
@@ -516,6 +525,9 @@ EN: dict[str, str] = {
     "fig.leak_value": "through the masked value",
     "mk.channel_key": "key",
     "mk.channel_value": "value",
+    "sc.regime_title": "The regime depends on the logit scale alone",
+    "sc.regime_x": "logit standard deviation s (log scale)",
+    "sc.regime_curve": "softmax of s·z, z ~ N(0, 1)",
 }
 
 ZH: dict[str, str] = {
@@ -825,9 +837,8 @@ ZH: dict[str, str] = {
     "mode.post_renorm": "softmax 后置零再重新归一化：前向结果等于 'pre'",
     "mode.multiply_logits": "把 logits 乘以 0/1 掩码：被掩盖的 logits 变成 0 而不是 −∞",
     # --- 缩放页
-    "sc.question": "**问题。** 注意力为什么计算 softmax(q·k / √d) 而不是 softmax(q·k)？当 q 和 k 的各分量独立服从 "
-                   "N(0, 1) 时，q·k 是 d 个方差为 1 的乘积之和，所以 **Var(q·k) = d**：logits 随 √d 增长，"
-                   "softmax 趋于独热，梯度随之消失。",
+    "sc.question": "**问题。** 注意力为什么计算 softmax(q·k / √d)，而不是 softmax(q·k)？当 q 和 k 的各分量独立服从 N(0, 1) 时，q·k 是 d 个方差为 "
+                   "1 的乘积之和，所以 **Var(q·k) = d**：未缩放的 logits 随 √d 增长，头越宽，softmax 越接近独热。",
     "sc.d": "直方图使用的头维度 d",
     "sc.n": "每个 d 的查询数 = 键数（n）",
     "sc.n_help": "每个 d 有 n × n 个 logits；越大越平滑也越慢（32 到 512）。",
@@ -846,14 +857,18 @@ ZH: dict[str, str] = {
     "sc.entropy_axis": "平均行熵（奈特）",
     "sc.log_n": "log n = {value}（均匀）",
     "sc.grad_title": "有多少梯度能穿过 softmax",
-    "sc.grad_axis": "平均 ‖∂softmax/∂logits‖（Frobenius 范数）",
-    "sc.grad_text": "softmax 的雅可比矩阵 diag(p) − ppᵀ 在两种情况下都很小：行接近均匀（每个 p 都很小）和行接近独热"
-                    "（p ≈ 0 或 1）。未缩放时，它先随着行偏离均匀而上升，再随着饱和降向 0：logits 不再学习。"
-                    "缩放后，它对每个 d 都保持在同一水平。",
-    "sc.notice": "- 未缩放时标准差按 √d 增长：d = 128 时约为 11.3。缩放后保持为 1。\n"
-                 "- 未缩放时，到 d ≈ 64，典型的一行已把大部分权重给了一个键：softmax 变成了硬最大值，梯度逐渐消失。\n"
-                 "- 除以 √d 等同于使用温度 τ = √d 的 softmax；由“softmax 就是核”一页可知，"
-                 "这相当于 q-k 空间中宽度为 σ = √τ = d^¼ 的高斯核。",
+    "sc.grad_axis": "各行 ‖diag(p) − ppᵀ‖_F 的平均",
+    "sc.grad_text": "**度量。** 对每一行权重 p，‖diag(p) − ppᵀ‖_F 是 softmax 雅可比矩阵的大小：logits "
+                    "每变化一个单位，权重变化多少；图中画的是它在各行上的平均。对接近均匀的行（这里约为 1/√n = "
+                    "{inv_sqrt_n}）和接近独热的行，它都很小。未缩放时，它先随着各行离开均匀而**上升**（在 d = {d_peak} 处达到峰值 {peak}），直到 d = "
+                    "{d_cross} 才低于缩放后的值：在常用的头维度（64、128）下，初始化时未缩放的 softmax 传递的梯度反而*更多*。除以 √d 换来的是一个与 d 无关的状态：缩放后 "
+                    "logit 的标准差在每个 d 下都是 1，熵保持在 {ent_lo} 到 {ent_hi} 奈特之间，最大权重在 {mw_lo} 到 {mw_hi} 之间；而未缩放的行从 d = "
+                    "1 时的熵 {ent_1} 变尖锐到 d = {d_max} 时的 {ent_big}，落入右图曲线中饱和的一端，在那里雅可比矩阵趋于零。",
+    "sc.notice": "- 未缩放时，标准差随 √d 增长：d = 128 时为 {std128}（√128 ≈ 11.3）。缩放后它保持为 1（在所有 d 上介于 {lo} 与 {hi} 之间）。\n- "
+                 "未缩放时，d 越大各行越尖锐：从 d = {d_half} 起，典型的一行把一半以上的权重放在一个键上（那里平均最大权重为 {mw}）。缩放后，平均最大权重在每个 d 下都保持在 "
+                 "{mw_lo} 与 {mw_hi} 之间。\n- 除以 √d 就是 softmax 温度 τ = √d。由“softmax 就是核”一页，它等于 q–k 空间中宽度为 σ = d^¼ "
+                 "的高斯核，**仅当所有键的范数相同**。这里的键各分量服从 N(0, I)，范数各不相同（d = {d} 时从 {kmin} 到 {kmax}，在 √d ≈ {sqrt_d} "
+                 "附近），所以两者相差逐键的偏置 −‖kⱼ‖²/(2τ)。",
     # --- 实时训练页
     "lt.question": "**问题。** Transformer 学习时，注意力头在做什么？在一个玩具任务上训练一个小模型，观察每个头的熵："
                    "高 = 分散在许多位置上，接近 0 = 锁定在一个位置上。",
@@ -949,6 +964,9 @@ ZH: dict[str, str] = {
     "fig.leak_value": "经由被屏蔽的值",
     "mk.channel_key": "键",
     "mk.channel_value": "值",
+    "sc.regime_title": "softmax 的状态只取决于 logit 的尺度",
+    "sc.regime_x": "logit 的标准差 s（对数刻度）",
+    "sc.regime_curve": "s·z 的 softmax，z ~ N(0, 1)",
 }
 
 STRINGS = {"en": EN, "zh": ZH}

@@ -1,8 +1,10 @@
 """Why attention divides by sqrt(d): statistics of q·k logits against the head dimension d.
 
 For q, k with iid N(0, 1) entries, Var(q·k) = d: unscaled logits have std sqrt(d) (about 11.3 at
-d = 128), the softmax saturates towards one-hot and its gradient vanishes. Dividing by sqrt(d)
-brings the std back to 1 at every d.
+d = 128) and the softmax sharpens towards one-hot as d grows. Dividing by sqrt(d) brings the std back
+to 1, and with it the softmax's regime at initialisation (entropy, largest weight), at every d. The
+softmax Jacobian is small both for near-uniform and for near-one-hot rows, so its norm against d first
+rises and then falls (``regime_vs_scale`` shows it against the logit scale).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from ._checks import integer_in
+from ._checks import integer_in, positive_number
 from .attention import entropy
 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
@@ -67,3 +69,44 @@ def logit_samples(d: int, n: int = 64, scaled: bool = False, seed: int = 0) -> t
     """A flat sample of n × n logits at head dimension d (for a histogram)."""
     gen = torch.Generator().manual_seed(integer_in(seed, "seed", 0, 2**31 - 1))
     return _logits(integer_in(d, "d", 1, 16384), integer_in(n, "n", 2, 4096), scaled, gen).flatten()
+
+
+def regime_vs_scale(scales, n: int = DEFAULT_N, seed: int = 0) -> pd.DataFrame:
+    """The softmax's regime as a function of the logit scale alone: logits s·z with z iid N(0, 1) (n × n),
+    for each s in ``scales``. Columns ``scale``, ``max_weight``, ``entropy``, ``softmax_grad_norm``. Unscaled
+    q·k at head dimension d has s ≈ √d; scaled, s ≈ 1 at every d."""
+    import pandas as pd
+    n = integer_in(n, "n", 2, 4096)
+    z = torch.randn(n, n, generator=torch.Generator().manual_seed(integer_in(seed, "seed", 0, 2**31 - 1)),
+                    dtype=torch.float64)
+    rows = []
+    for s in scales:
+        w = torch.softmax(positive_number(s, "each scale") * z, dim=-1)
+        rows.append({"scale": float(s), "max_weight": float(w.amax(-1).mean()), "entropy": float(entropy(w).mean()),
+                     "softmax_grad_norm": float(softmax_jacobian_norm(w).mean())})
+    return pd.DataFrame(rows)
+
+
+def scaling_summary(unscaled: pd.DataFrame, scaled: pd.DataFrame) -> dict:
+    """The numbers the Scaling page quotes, from its two tables (one row per d)."""
+    d = unscaled["d"].to_numpy()
+    g_un, g_sc = unscaled["softmax_grad_norm"].to_numpy(), scaled["softmax_grad_norm"].to_numpy()
+    below = [int(x) for x, a, b in zip(d, g_un, g_sc, strict=True) if a < b and x > 1]
+    sharp = [int(x) for x, m in zip(d, unscaled["max_weight"], strict=True) if m > 0.5]
+    peak = int(g_un.argmax())
+    return {"d_cross": below[0] if below else None, "d_peak": int(d[peak]), "peak": float(g_un[peak]),
+            "d_half": sharp[0] if sharp else None,
+            "mw_half": float(unscaled.set_index("d").loc[sharp[0], "max_weight"]) if sharp else float("nan"),
+            "scaled_std": (float(scaled["logit_std"].min()), float(scaled["logit_std"].max())),
+            "scaled_entropy": (float(scaled["entropy"].min()), float(scaled["entropy"].max())),
+            "scaled_maxw": (float(scaled["max_weight"].min()), float(scaled["max_weight"].max())),
+            "unscaled_entropy": (float(unscaled["entropy"].iloc[0]), float(unscaled["entropy"].iloc[-1]))}
+
+
+def key_norm_range(d: int, n: int = DEFAULT_N, seed: int = 0) -> tuple[float, float]:
+    """Smallest and largest norm of n keys with iid N(0, 1) entries at head dimension d: they differ,
+    so dot-product attention on them is a Gaussian kernel only up to the per-key bias."""
+    gen = torch.Generator().manual_seed(integer_in(seed, "seed", 0, 2**31 - 1))
+    k = torch.randn(integer_in(n, "n", 2, 4096), integer_in(d, "d", 1, 16384), generator=gen, dtype=torch.float64)
+    norms = k.norm(dim=-1)
+    return float(norms.min()), float(norms.max())

@@ -6,7 +6,8 @@ import numpy as np
 import streamlit as st
 
 from explorer.figures.common import lines
-from explorer.figures.scaling import logit_histogram
+from explorer.figures.scaling import logit_histogram, regime_figure
+from explorer.scaling import scaling_summary
 from explorer.ui import cache
 from explorer.ui.figure import show
 from explorer.ui.layout import explanation
@@ -57,16 +58,31 @@ with right:
                tr("sc.d_axis"), tr("sc.entropy_axis"), log_x=True, mode="lines+markers",
                hlines=[(math.log(n), tr("sc.log_n", value=f"{math.log(n):.2f}"))], height=380), key="entropy")
 
-show(lines(ds, {tr("sc.unscaled"): un["softmax_grad_norm"], tr("sc.scaled"): sc["softmax_grad_norm"]},
-           tr("sc.grad_title"), tr("sc.d_axis"), tr("sc.grad_axis"), log_x=True, mode="lines+markers", height=380),
-     key="grad_norm")
-st.markdown(tr("sc.grad_text"))
+summary = scaling_summary(un, sc)
+left, right = st.columns(2)
+with left:
+    show(lines(ds, {tr("sc.unscaled"): un["softmax_grad_norm"], tr("sc.scaled"): sc["softmax_grad_norm"]},
+               tr("sc.grad_title"), tr("sc.d_axis"), tr("sc.grad_axis"), log_x=True, mode="lines+markers",
+               height=420), key="grad_norm")
+with right:
+    show(regime_figure(tables["regime"], un, sc, lang=lang()), key="regime")
+st.markdown(tr("sc.grad_text", inv_sqrt_n=f"{1 / math.sqrt(n):.2f}", peak=f"{summary['peak']:.2f}",
+               d_peak=summary["d_peak"], d_cross=summary["d_cross"] or "—",
+               ent_lo=f"{summary['scaled_entropy'][0]:.2f}", ent_hi=f"{summary['scaled_entropy'][1]:.2f}",
+               mw_lo=f"{summary['scaled_maxw'][0]:.3f}", mw_hi=f"{summary['scaled_maxw'][1]:.3f}",
+               ent_1=f"{summary['unscaled_entropy'][0]:.2f}", ent_big=f"{summary['unscaled_entropy'][1]:.2f}",
+               d_max=int(ds[-1])))
 
 samples = cache.scaling_samples(d, seed)
 show(logit_histogram(samples["unscaled"], samples["scaled"], d, lang=lang()), key="hist")
 
 with explanation("ui.what_to_notice"):
-    st.markdown(tr("sc.notice"))
+    norms = cache.scaling_key_norms(d, seed)
+    st.markdown(tr("sc.notice", std128=f"{un.set_index('d').loc[128, 'logit_std']:.1f}",
+                   lo=f"{summary['scaled_std'][0]:.2f}", hi=f"{summary['scaled_std'][1]:.2f}",
+                   d_half=summary["d_half"] or "—", mw=f"{summary['mw_half']:.2f}",
+                   mw_lo=f"{summary['scaled_maxw'][0]:.3f}", mw_hi=f"{summary['scaled_maxw'][1]:.3f}",
+                   d=d, kmin=f"{norms[0]:.1f}", kmax=f"{norms[1]:.1f}", sqrt_d=f"{math.sqrt(d):.1f}"))
     st.latex(r"\operatorname{Var}(q\cdot k) = \sum_{m=1}^{d}\operatorname{Var}(q_m k_m) = d"
              r"\quad\Rightarrow\quad \operatorname{std}\left(\frac{q\cdot k}{\sqrt d}\right) = 1")
 

@@ -17,3 +17,17 @@ def logit_histogram(unscaled: np.ndarray, scaled: np.ndarray, d: int, style: Sty
     fig = figure(traces, t("fig.hist_title", lang, d=d, n=f"{len(unscaled):,}"), t("fig.logit_value", lang),
                  t("fig.density", lang), style, layout={"barmode": "overlay", "showlegend": True})
     return fig
+
+
+def regime_figure(curve, unscaled, scaled, style: Style = NORMAL, lang: str = "en") -> go.Figure:
+    """The softmax Jacobian norm against the logit scale (a line), with where unscaled q·k lands for each
+    d (s = its logit std) and where scaled q·k lands (s ≈ 1) marked on it."""
+    traces = [{"type": "scatter", "x": curve["scale"], "y": curve["softmax_grad_norm"], "mode": "lines",
+               "name": t("sc.regime_curve", lang), "line": {"color": "#555", "width": style.line_width}}]
+    for i, (label, table) in enumerate(((t("sc.unscaled", lang), unscaled), (t("sc.scaled", lang), scaled))):
+        traces.append({"type": "scatter", "x": table["logit_std"], "y": table["softmax_grad_norm"],
+                       "mode": "markers+text" if i == 0 else "markers", "name": label,
+                       "text": [f"d={d}" for d in table["d"]] if i == 0 else None, "textposition": "top center",
+                       "marker": {"size": style.marker_size * 1.4, "color": PALETTE[i]}})
+    return figure(traces, t("sc.regime_title", lang), t("sc.regime_x", lang), t("sc.grad_axis", lang), style,
+                  height=420, log_x=True)

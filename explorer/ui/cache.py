@@ -155,7 +155,14 @@ def masking_example(length: int, d: int, kind: str, valid: int, seed: int) -> di
 def scaling_tables(n: int, seed: int) -> dict:
     ds = [2 ** i for i in range(11)]
     return {"unscaled": scaling.logit_stats(ds, n, scaled=False, seed=seed),
-            "scaled": scaling.logit_stats(ds, n, scaled=True, seed=seed)}
+            "scaled": scaling.logit_stats(ds, n, scaled=True, seed=seed),
+            "regime": scaling.regime_vs_scale(np.logspace(-1, 2, 61), n, seed)}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def scaling_key_norms(d: int, seed: int, n: int = 256) -> tuple[float, float]:
+    """Smallest and largest norm among the n keys with iid N(0, 1) entries that the page's tables use."""
+    return scaling.key_norm_range(d, n, seed)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
