@@ -222,7 +222,7 @@ def lecture_figures(seed: int = 0, lang: str = "en", lecture: bool = True) -> li
         import pandas as pd
         tr_ = trained()
         return tfig.entropy_figure(pd.DataFrame(tr_.history), tr_.config.n_layers, tr_.config.n_heads,
-                                   tr_.config.seq_len, style=style, lang=lang)
+                                   tr_.task.entropy_ceiling(), style=style, lang=lang)
     out.append(("training_entropy", {"task": "reverse", "steps": 150, "heads": 2, "d_model": 64, "seed": seed},
                 entropy_curves))
     out.append(("training_head_maps", {"task": "reverse", "steps": 150, "heads": 2, "d_model": 64, "seed": seed},

@@ -105,7 +105,7 @@ EN: dict[str, str] = {
     "fig.scaled": "scaled q·k/√d",
     "fig.loss_ce": "Training loss (cross-entropy) and accuracy",
     "fig.loss_mse": "Training loss (MSE)",
-    "fig.loss_ce_y": "loss (nats) · accuracy (fraction)",
+    "fig.loss_ce_y": "loss (nats), accuracy (fraction)",
     "fig.loss_mse_y": "MSE (y units²)",
     "fig.loss": "loss",
     "fig.accuracy": "accuracy",
@@ -113,7 +113,6 @@ EN: dict[str, str] = {
     "fig.entropy_title": "Per-head attention entropy (mean over queries)",
     "fig.entropy_nats": "entropy (nats)",
     "fig.layer_head": "layer {layer}, head {head}",
-    "fig.log_t": "log T = {value} (uniform over all T keys)",
     "fig.collapse_line": "0.1 nats: collapse threshold",
     "fig.maps_title": "Attention maps on a fixed held-out example",
     "fig.key_position": "key position",
@@ -407,10 +406,13 @@ EN: dict[str, str] = {
     "lt.seq_len": "Sequence length T",
     "lt.mlp": "MLP after attention",
     "lt.lr": "Learning rate",
-    "lt.lr_help": "1e-4 to 1e3. Above about 0.03 training diverges; it stops with a message.",
+    "lt.lr_help": "1e-4 to 1e3; each task loads its own default. On reverse, up to about 0.03 trains well; at "
+                  "0.1 to 0.3 the loss stalls near or falls back to chance; from 1 up it climbs above twice its "
+                  "start and training stops with a message.",
     "lt.warmup": "Warmup steps",
     "lt.temp": "Temperature schedule",
-    "lt.temp_help": "Attention logits are divided by √D × temperature.",
+    "lt.temp_help": "Attention logits are divided by √D × temperature, where D = d_model / heads is the size of "
+                    "one head. Schedules run over the first 1,000 steps, then hold the end value.",
     "lt.start_temp": "start",
     "lt.end_temp": "end",
     "lt.rebuilt": "The task or architecture changed, so a new model was initialised (seed {seed}).",
@@ -421,39 +423,48 @@ EN: dict[str, str] = {
     "lt.step_help": "Ten training steps, then pause.",
     "lt.reset": "Reset",
     "lt.reset_help": "Re-initialise the model with the same seed.",
-    "lt.collapsed": "Layer {layer}, head {head} has collapsed: entropy below {nats} nats for {steps} steps, so it "
-                    "attends to a single position. Right for exact copying (reverse); elsewhere a sign of too low "
-                    "a temperature.",
-    "lt.duplicate": "Layer {layer}: two heads are near-duplicates (cosine similarity of their maps {sim}); one of "
-                    "them is redundant.",
+    "lt.collapsed": "Layer {layer}, head {head} attends to a single position (entropy below {nats} nats for "
+                    "{steps} steps). On this task that is the right answer: it copies one position (reversing, "
+                    "sorting, a previous-token or an induction head).",
+    "lt.duplicate": "Layer {layer}: two heads have near-identical maps (cosine {sim}) and both have moved away "
+                    "from uniform. Equal maps alone do not prove one is redundant: their value and output maps "
+                    "may differ.",
     "lt.m_step": "step",
     "lt.m_loss": "loss",
     "lt.m_acc": "accuracy",
-    "lt.m_lr": "learning rate · temperature",
+    "lt.m_lr": "learning rate",
     "lt.press_start": "Press **Start** to train, or **Step ×10** to take ten steps.",
     "lt.watch": "**What to watch ({task}).** {text}",
     "lt.kv": "Generation with a KV cache",
-    "lt.kv_text": "A causal model generates one token at a time. Without a cache, every step recomputes keys and "
-                  "values for the whole sequence; with one, each step computes them for the newest token only and "
-                  "reuses the rest. The logits are the same; the work per token stops growing with the length.",
+    "lt.kv_text": "A causal model generates one token at a time. Without a cache, the step that makes token S "
+                  "recomputes keys, values and attention for all S positions: O(S²·d) attention work per token. "
+                  "With one, it computes the newest token's key and value and attends over the S cached keys: "
+                  "O(S·d), still linear in S, but no longer quadratic. The logits are the same.",
     "lt.kv_metric": "max |logit difference| over {n} generated tokens (current model)",
     "lt.kv_bidirectional": "The current task is bidirectional; the timing below uses a randomly initialised causal "
                            "model.",
-    "lt.kv_caption": "Two layers, four heads, d_model = 64, batch of 1, best of 3 runs; CPU times on this server.",
+    "lt.kv_caption": "Two layers, four heads, d_model = 64, batch of 1, best of 3 runs, on this server's CPU. "
+                     "From S = {s0} to {s1} ({growth}× longer) a token with the cache took {cache_ratio}× as "
+                     "long, one without {no_cache_ratio}×. Dotted: the fits a + b·S and a + c·S².",
     "task.reverse": "Output the input sequence backwards (bidirectional attention).",
-    "task.induction": "Random tokens with a block repeated later at a random offset; predict the next token "
-                      "(causal). Only the repeated block is predictable.",
+    "task.induction": "Each sequence starts with 6 to T/2 distinct random tokens, then repeats them once, then "
+                      "random filler; predict the next token (causal). Only the repeat is predictable, by "
+                      "recalling what followed the current token the first time.",
     "task.sort": "Output the input tokens in ascending order (bidirectional attention).",
     "task.sine_icl": "In-context kernel regression: the sequence holds (xᵢ, yᵢ) pairs from the noisy sine of the "
                      "kernel pages, then query x's with y hidden; predict y at the queries.",
-    "watch.reverse": "Position t must copy token T−1−t: the maps become an anti-diagonal, and every head learns the "
-                     "same one (a good case for the redundancy warning).",
-    "watch.induction": "Layer 0 heads become previous-token heads (a line just below the diagonal); layer 1 heads "
-                       "become induction heads: inside the repeat, each position attends to the token after its "
-                       "earlier copy.",
+    "watch.reverse": "Position t must copy token T−1−t: within a few hundred steps the maps become an "
+                     "anti-diagonal, every head learns the same one, and the near-duplicate notice appears.",
+    "watch.induction": "Within a few hundred steps (a few seconds on a laptop CPU) the loss drops sharply as "
+                       "two heads form together: in layer 0 a previous-token head (prevtok rises past 0.5: a "
+                       "line just below the diagonal in the first copy) and in layer 1 an induction head "
+                       "(induction rises past 0.5: inside the repeat, each position attends to the token after "
+                       "its earlier copy).",
     "watch.sort": "Each output position must find the token of its rank: the maps depend on the content.",
-    "watch.sine_icl": "Query positions attend to the context points near their own x: the same local weights as the "
-                      "Nadaraya-Watson heatmap, learned rather than chosen.",
+    "watch.sine_icl": "The maps show each query (rows) against the context points (columns), both sorted by x: "
+                      "as the model learns, the weight gathers near the diagonal, on the context points whose x "
+                      "is near the query's, as in the Nadaraya-Watson heatmap, learned rather than chosen. "
+                      "Compare its predictions with NW's on the same context.",
     # --- sentences from the explorer package that a user reads (errors and notes)
     "err.csv_not_utf8": "The file is not UTF-8 text: save it as a UTF-8 CSV and upload it again.",
     "err.csv_empty": "The file is empty: upload a CSV with a header row and at least 2 rows of numbers.",
@@ -528,6 +539,48 @@ EN: dict[str, str] = {
     "sc.regime_title": "The regime depends on the logit scale alone",
     "sc.regime_x": "logit standard deviation s (log scale)",
     "sc.regime_curve": "softmax of s·z, z ~ N(0, 1)",
+    "train.stopped_diverged": "Training stopped at step {step}: the loss ({value}) has stayed above twice its "
+                              "starting level ({start}) for 20 steps, so the run is diverging. Lower the "
+                              "learning rate (now {lr}) and press Reset.",
+    "fig.ceiling": "{value} nats: uniform over the keys each row may see",
+    "fig.noise_floor": "noise floor σ² = {value}",
+    "fig.context_by_x": "context point, sorted by x",
+    "fig.nw_same_context": "NW on the same context (h = {h}, leave-one-out)",
+    "fig.lr": "learning rate",
+    "fig.temperature": "temperature multiplier",
+    "fig.now": "now",
+    "fig.schedule_title": "Learning rate and temperature over the schedule",
+    "fig.theory_linear": "theory with cache: a + b·S",
+    "fig.theory_quadratic": "theory without: a + c·S²",
+    "taskname.reverse": "reverse",
+    "taskname.induction": "induction",
+    "taskname.sort": "sort",
+    "taskname.sine_icl": "sine_icl (in-context regression)",
+    "lt.d_model": "Model width d_model",
+    "lt.m_none": "—",
+    "lt.m_temp": "temperature",
+    "lt.collapsed_problem": "Layer {layer}, head {head} attends to a single position (entropy below {nats} nats "
+                            "for {steps} steps). This task needs an average over several context points, so a "
+                            "one-position head is a problem here, often from too low a temperature.",
+    "lt.scores_caption": "Over the last 10 steps. prevtok: mean weight on the position just before the query "
+                         "(for induction, over the first copy of the repeated prefix, where an induction head "
+                         "reads it). induction: mean weight on the positions right after earlier occurrences of "
+                         "the query's own token (over the repeat).",
+    "lt.col_head": "head",
+    "lt.col_entropy": "entropy (nats)",
+    "lt.col_prevtok": "prevtok",
+    "lt.col_induction": "induction",
+    "lt.icl_text": "On this held-out example the model's MSE at the queries is {mse}; Nadaraya-Watson on the "
+                   "same context points, with h = {h} chosen by leave-one-out on them, gets {nw_mse}. Against "
+                   "noisy targets no predictor can beat the noise floor σ² = {floor} on average (one example of "
+                   "a few queries scatters around it).",
+    "lt.schedules": "Schedules",
+    "lt.schedule_text": "The learning rate rises linearly over the {warmup} warmup steps, then decays by a "
+                        "cosine to {floor} of its value at step {total} and stays there; a temperature schedule "
+                        "runs over the same {total} steps.",
+    "lt.kv_run": "Time generation (a few seconds)",
+    "lt.kv_run_help": "Times a randomly initialised causal model at several lengths; the result is kept for the "
+                      "session.",
 }
 
 ZH: dict[str, str] = {
@@ -624,7 +677,7 @@ ZH: dict[str, str] = {
     "fig.scaled": "缩放后 q·k/√d",
     "fig.loss_ce": "训练损失（交叉熵）与准确率",
     "fig.loss_mse": "训练损失（均方误差）",
-    "fig.loss_ce_y": "损失（奈特）· 准确率（比例）",
+    "fig.loss_ce_y": "损失（奈特）、准确率（比例）",
     "fig.loss_mse_y": "均方误差（y 单位²）",
     "fig.loss": "损失",
     "fig.accuracy": "准确率",
@@ -632,7 +685,6 @@ ZH: dict[str, str] = {
     "fig.entropy_title": "各注意力头的熵（对查询取平均）",
     "fig.entropy_nats": "熵（奈特）",
     "fig.layer_head": "第 {layer} 层，第 {head} 头",
-    "fig.log_t": "log T = {value}（在全部 T 个键上均匀）",
     "fig.collapse_line": "0.1 奈特：坍缩阈值",
     "fig.maps_title": "固定的留出样例上的注意力图",
     "fig.key_position": "键位置",
@@ -878,10 +930,11 @@ ZH: dict[str, str] = {
     "lt.seq_len": "序列长度 T",
     "lt.mlp": "注意力之后加 MLP",
     "lt.lr": "学习率",
-    "lt.lr_help": "1e-4 到 1e3。超过约 0.03 训练会发散；训练会停下并给出提示。",
+    "lt.lr_help": "1e-4 到 1e3；每个任务会载入自己的默认值。在“反转”任务上，约 0.03 以内训练良好；0.1 到 0.3 时损失停在或退回到随机水平附近；从 1 "
+                  "开始损失升到起始值的两倍以上，训练会停下并给出提示。",
     "lt.warmup": "预热步数",
     "lt.temp": "温度调度",
-    "lt.temp_help": "注意力 logits 除以 √D × 温度。",
+    "lt.temp_help": "注意力 logits 除以 √D × 温度，其中 D = d_model / 头数，是一个头的维度。调度在前 1,000 步内进行，之后保持结束值。",
     "lt.start_temp": "起始",
     "lt.end_temp": "结束",
     "lt.rebuilt": "任务或结构已改变，因此重新初始化了一个模型（种子 {seed}）。",
@@ -892,31 +945,32 @@ ZH: dict[str, str] = {
     "lt.step_help": "训练十步，然后暂停。",
     "lt.reset": "重置",
     "lt.reset_help": "用相同的种子重新初始化模型。",
-    "lt.collapsed": "第 {layer} 层第 {head} 头已坍缩：连续 {steps} 步熵低于 {nats} 奈特，只关注一个位置。"
-                    "对精确复制（reverse）这是对的；在别处则说明温度太低。",
-    "lt.duplicate": "第 {layer} 层：有两个头几乎相同（注意力图的余弦相似度为 {sim}）；其中一个是多余的。",
+    "lt.collapsed": "层 {layer}、头 {head} 只关注一个位置（熵连续 {steps} 步低于 {nats} 奈特）。在这个任务上这正是正确答案：它复制一个位置（反转、排序、前一词元头或归纳头）。",
+    "lt.duplicate": "层 {layer}：两个头的注意力图几乎相同（余弦相似度 {sim}），而且都已偏离均匀分布。仅凭注意力图相同并不能证明其中一个是多余的：它们的值映射和输出映射可能不同。",
     "lt.m_step": "步数",
     "lt.m_loss": "损失",
     "lt.m_acc": "准确率",
-    "lt.m_lr": "学习率 · 温度",
+    "lt.m_lr": "学习率",
     "lt.press_start": "按 **开始** 进行训练，或按 **前进 10 步** 训练十步。",
     "lt.watch": "**要观察什么（{task}）。** {text}",
     "lt.kv": "使用 KV 缓存生成",
-    "lt.kv_text": "因果模型一次生成一个词元。没有缓存时，每一步都要为整个序列重算键和值；有缓存时，每一步只为最新的词元"
-                  "计算，其余的直接复用。logits 相同；每个词元的工作量不再随长度增长。",
+    "lt.kv_text": "因果模型一次生成一个词元。没有缓存时，生成第 S 个词元的那一步要为全部 S 个位置重新计算键、值和注意力：每个词元 O(S²·d) "
+                  "的注意力计算量。有缓存时，只计算最新词元的键和值，并在 S 个缓存的键上做注意力：O(S·d)，仍随 S 线性增长，但不再是二次的。两种方式的 logits 相同。",
     "lt.kv_metric": "生成 {n} 个词元的最大 |logit 差|（当前模型）",
     "lt.kv_bidirectional": "当前任务是双向的；下面的计时使用一个随机初始化的因果模型。",
-    "lt.kv_caption": "两层、四个头、d_model = 64、批大小 1，取 3 次中最快的一次；本服务器上的 CPU 时间。",
+    "lt.kv_caption": "两层、四个头、d_model = 64、批大小 1，取 3 次中最快的一次，在本服务器的 CPU 上。从 S = {s0} 到 {s1}（长 {growth} "
+                     "倍），有缓存时每个词元的耗时变为 {cache_ratio} 倍，无缓存时为 {no_cache_ratio} 倍。虚线：拟合 a + b·S 与 a + c·S²。",
     "task.reverse": "把输入序列倒过来输出（双向注意力）。",
-    "task.induction": "随机词元，其中一段在后面随机偏移处重复；预测下一个词元（因果）。只有重复段是可预测的。",
+    "task.induction": "每个序列先是 6 到 T/2 个互不相同的随机词元，然后把它们重复一次，之后是随机填充；预测下一个词元（因果）。只有重复的部分可以预测：回想当前词元第一次出现时后面跟着什么。",
     "task.sort": "把输入词元按升序输出（双向注意力）。",
     "task.sine_icl": "上下文中的核回归：序列先给出来自核回归页含噪正弦的 (xᵢ, yᵢ) 对，再给出隐藏了 y 的查询 x；"
                      "预测查询处的 y。",
-    "watch.reverse": "位置 t 要复制第 T−1−t 个词元：注意力图变成反对角线，而且每个头都学到同样的图（正好用来演示冗余警告）。",
-    "watch.induction": "第 0 层的头变成“前一个词元”头（对角线下方的一条线）；第 1 层的头变成归纳头："
-                       "在重复段内，每个位置关注它上一次出现之后的那个词元。",
+    "watch.reverse": "位置 t 必须复制词元 T−1−t：几百步之内注意力图变成反对角线，每个头都学到同一个，于是出现“近似重复”的提示。",
+    "watch.induction": "几百步之内（在笔记本 CPU 上只需几秒），随着两个头一起形成，损失骤降：层 0 中出现一个前一词元头（prevtok 超过 0.5：在第一份中是一条紧贴对角线下方的线），层 "
+                       "1 中出现一个归纳头（induction 超过 0.5：在重复部分里，每个位置关注它早先那份之后的词元）。",
     "watch.sort": "每个输出位置要找到对应名次的词元：注意力图取决于内容。",
-    "watch.sine_icl": "查询位置关注 x 接近自己的上下文点：与 Nadaraya-Watson 热力图相同的局部权重，只不过是学出来的而不是选定的。",
+    "watch.sine_icl": "注意力图以查询（行）对上下文点（列）展示，两者都按 x 排序：随着模型学习，权重集中到对角线附近，也就是 x 与查询相近的上下文点上，和 Nadaraya-Watson "
+                      "热力图一样，只不过是学出来的，而不是选定的。把它的预测与同一上下文上的 NW 比较。",
     # --- sentences from the explorer package that a user reads (errors and notes)
     "err.csv_not_utf8": "文件不是 UTF-8 文本：请将其另存为 UTF-8 编码的 CSV 后重新上传。",
     "err.csv_empty": "文件是空的：请上传带表头、且至少有 2 行数字的 CSV。",
@@ -967,6 +1021,38 @@ ZH: dict[str, str] = {
     "sc.regime_title": "softmax 的状态只取决于 logit 的尺度",
     "sc.regime_x": "logit 的标准差 s（对数刻度）",
     "sc.regime_curve": "s·z 的 softmax，z ~ N(0, 1)",
+    "train.stopped_diverged": "训练在第 {step} 步停止：损失（{value}）已连续 20 步高于起始水平（{start}）的两倍，训练正在发散。请降低学习率（当前为 {lr}），然后按“重置”。",
+    "fig.ceiling": "{value} 奈特：在每行可见的键上均匀分布",
+    "fig.noise_floor": "噪声下限 σ² = {value}",
+    "fig.context_by_x": "上下文点（按 x 排序）",
+    "fig.nw_same_context": "同一上下文上的 NW（h = {h}，留一）",
+    "fig.lr": "学习率",
+    "fig.temperature": "温度系数",
+    "fig.now": "当前",
+    "fig.schedule_title": "学习率与温度的调度",
+    "fig.theory_linear": "有缓存的理论：a + b·S",
+    "fig.theory_quadratic": "无缓存的理论：a + c·S²",
+    "taskname.reverse": "反转",
+    "taskname.induction": "归纳",
+    "taskname.sort": "排序",
+    "taskname.sine_icl": "sine_icl（上下文内回归）",
+    "lt.d_model": "模型宽度 d_model",
+    "lt.m_none": "—",
+    "lt.m_temp": "温度",
+    "lt.collapsed_problem": "层 {layer}、头 {head} 只关注一个位置（熵连续 {steps} 步低于 {nats} "
+                            "奈特）。这个任务需要对多个上下文点取平均，所以只看一个位置的头在这里是个问题，常见原因是温度太低。",
+    "lt.scores_caption": "取最近 10 "
+                         "步的平均。prevtok：查询放在它前一个位置上的平均权重（在“归纳”任务中，只计重复前缀的第一份，也就是归纳头读取它的地方）。induction：查询放在“自身词元早先出现处的下一个位置”上的平均权重（只计重复部分）。",
+    "lt.col_head": "头",
+    "lt.col_entropy": "熵（奈特）",
+    "lt.col_prevtok": "prevtok（前一词元）",
+    "lt.col_induction": "induction（归纳）",
+    "lt.icl_text": "在这个留出样例上，模型在查询点的 MSE 为 {mse}；在同样的上下文点上用 Nadaraya-Watson（h = {h}，由这些点上的留一交叉验证选出）得到 "
+                   "{nw_mse}。面对带噪声的目标，平均而言任何预测都无法低于噪声下限 σ² = {floor}（只有几个查询的单个样例会在它上下波动）。",
+    "lt.schedules": "调度",
+    "lt.schedule_text": "学习率在 {warmup} 步预热中线性上升，然后按余弦曲线衰减，到第 {total} 步降到原值的 {floor} 并保持；温度调度也在同样的 {total} 步内进行。",
+    "lt.kv_run": "测量生成耗时（需要几秒）",
+    "lt.kv_run_help": "在几个长度上为一个随机初始化的因果模型计时；结果在本次会话中保留。",
 }
 
 STRINGS = {"en": EN, "zh": ZH}

@@ -109,3 +109,53 @@ def wrong_widths(d: int, tau: float) -> dict:
     effect = "same_width" if math.isclose(half_d, sigma, rel_tol=1e-9) else "too_wide" if half_d > sigma \
         else "too_narrow"
     return {"sigma": sigma, "half_tau": math.sqrt(tau / 2), "half_d": half_d, "half_d_effect": effect}
+
+
+SCORE_WINDOW = 10     # the score table averages each head's metrics over the last 10 steps
+
+
+def score_table(history, n_layers: int, n_heads: int, lang: str = "en"):
+    """One row per head: mean entropy, previous-token and induction score over the last steps."""
+    import pandas as pd
+
+    from .i18n import t
+    tail = history.iloc[-SCORE_WINDOW:]
+    rows = []
+    for layer in range(n_layers):
+        for h in range(n_heads):
+            rows.append({t("lt.col_head", lang): t("fig.layer_head", lang, layer=layer, head=h),
+                         t("lt.col_entropy", lang): round(float(tail[f"entropy_l{layer}_h{h}"].mean()), 3),
+                         t("lt.col_prevtok", lang): round(float(tail[f"prevtok_l{layer}_h{h}"].mean()), 3),
+                         t("lt.col_induction", lang): round(float(tail[f"induction_l{layer}_h{h}"].mean()), 3)})
+    return pd.DataFrame(rows)
+
+
+def icl_view(example: dict, maps: list[np.ndarray]) -> dict:
+    """The sine_icl example as the page draws it: queries (rows) and context points (columns) each sorted by
+    x, so a head that weights nearby x draws a diagonal band as in the NW heatmap; NW's estimate at the
+    queries from the same context, with h chosen by leave-one-out on the context; both errors."""
+    import torch
+
+    from .regression import nadaraya_watson, select_bandwidth
+    feats = np.asarray(example["inputs"])
+    x = feats[:, 0] * 3
+    y = np.asarray(example["targets"], dtype=float)
+    is_query = np.asarray(example["loss_mask"], dtype=bool)
+    ctx, qry = np.flatnonzero(~is_query), np.flatnonzero(is_query)
+    ctx, qry = ctx[np.argsort(x[ctx])], qry[np.argsort(x[qry])]
+    sub = [m[:, qry][:, :, ctx] for m in maps]                           # (H, queries, context) per layer
+    h = select_bandwidth(x[ctx], y[ctx], "gaussian")
+    nw = nadaraya_watson(torch.as_tensor(x[qry]), torch.as_tensor(x[ctx]), torch.as_tensor(y[ctx]), "gaussian",
+                         h).numpy()
+    pred = np.asarray(example["prediction"], dtype=float)
+    order = np.argsort(np.argsort(x[is_query]))     # icl_figure draws queries in position order
+    return {"maps": sub, "x": x, "y": y, "is_query": is_query, "prediction": pred,
+            "nw_prediction": nw[order], "h": h, "x_query": x[qry], "x_context": x[ctx],
+            "mse": float(np.mean((pred[qry] - y[qry]) ** 2)), "nw_mse": float(np.mean((nw - y[qry]) ** 2))}
+
+
+def kv_summary(rows) -> dict:
+    """How much slower a token got from the shortest to the longest length, with and without the cache."""
+    first, last = rows[0], rows[-1]
+    return {"s0": first[0], "s1": last[0], "growth": f"{last[0] / first[0]:.0f}",
+            "cache_ratio": f"{last[1] / first[1]:.1f}", "no_cache_ratio": f"{last[2] / first[2]:.1f}"}

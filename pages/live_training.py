@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer import lessons
 from explorer.data import DATASETS
 from explorer.device import get_device
 from explorer.figures.training import (
@@ -14,6 +15,7 @@ from explorer.figures.training import (
     icl_figure,
     kv_timing_figure,
     loss_figure,
+    schedule_figure,
 )
 from explorer.training import (
     COLLAPSE_NATS,
@@ -24,6 +26,7 @@ from explorer.training import (
     Trainer,
     generate,
     head_warnings,
+    learning_rate,
     make_task,
 )
 from explorer.ui import cache
@@ -31,9 +34,10 @@ from explorer.ui.figure import show
 from explorer.ui.state import init_state, keep_shared_state, lang, say, tr
 from explorer.ui.urlstate import Param, publish, restore
 
+KV_LENGTHS = (32, 64, 128, 256, 512)   # long enough that per-token work, not overhead, shows
 TICK = 0.5                      # seconds between redraws while training
 TICK_BUDGET = 0.3               # seconds of training per tick (shorter than the tick)
-LRS = [1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 3e-2, 0.1, 1.0, 10.0, 100.0, 1000.0]
+LRS = [1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 10.0, 100.0, 1000.0]
 TEMPS = [0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0]
 ARCH_KEYS = ("train.task", "train.layers", "train.heads", "train.d_model", "train.seq_len", "train.mlp",
              "train.seed")
@@ -49,27 +53,33 @@ restore(PARAMS, "live_training")
 st.title(tr("page.live_training"))
 st.markdown(tr("lt.question"))
 
-init_state({"train.task": "reverse", "train.layers": 1, "train.heads": 2, "train.d_model": 64,
-            "train.seq_len": 12, "train.mlp": False, "train.seed": 0, "train.lr": 3e-3, "train.warmup": 20,
+
+
+def _task_defaults(name: str) -> dict:
+    """The page's settings for a task: what the task declares (``Task.defaults``)."""
+    d = TASKS[name].defaults
+    return {"train.layers": d.n_layers, "train.heads": d.n_heads, "train.d_model": d.d_model,
+            "train.seq_len": d.seq_len, "train.mlp": d.with_mlp, "train.lr": d.lr, "train.warmup": d.warmup}
+
+
+init_state({"train.task": "reverse", **_task_defaults("reverse"), "train.seed": 0,
             "train.temp_kind": "constant", "train.temp_start": 1.0, "train.temp_end": 1.0,
             "train.running": False, "train.chunk": 5})
 
 
-
 def _on_task_change():
-    task = TASKS[st.session_state["train.task"]]
-    st.session_state["train.layers"] = task.default_layers
-    st.session_state["train.seq_len"] = 24 if task.name in ("induction", "sine_icl") else 12
+    st.session_state.update(_task_defaults(st.session_state["train.task"]))
 
 
 c1, c2, c3, c4 = st.columns(4)
 with c1:
-    st.selectbox(tr("lt.task"), list(TASKS), key="train.task", on_change=_on_task_change)
+    st.selectbox(tr("lt.task"), list(TASKS), key="train.task", on_change=_on_task_change,
+                 format_func=lambda k: tr(f"taskname.{k}"))
     st.caption(tr(f"task.{st.session_state['train.task']}"))
 with c2:
     st.slider(tr("lt.layers"), 1, 4, key="train.layers")
     st.select_slider(tr("lt.heads"), [1, 2, 4, 8], key="train.heads")
-    st.select_slider("d_model", [16, 32, 64, 128, 256], key="train.d_model")
+    st.select_slider(tr("lt.d_model"), [16, 32, 64, 128, 256], key="train.d_model")
 with c3:
     st.slider(tr("lt.seq_len"), 8, 32, key="train.seq_len")
     st.toggle(tr("lt.mlp"), key="train.mlp")
@@ -141,9 +151,10 @@ b3.button(tr("lt.step"), on_click=_step, width="stretch", help=tr("lt.step_help"
 b4.button(tr("lt.reset"), on_click=_reset, width="stretch", help=tr("lt.reset_help"), key="train.reset")
 
 
-def _warning_text(kind, layer, value) -> str:
+def _warning_text(kind, layer, value, task) -> str:
     if kind == "collapsed":
-        return tr("lt.collapsed", layer=layer, head=value, nats=COLLAPSE_NATS, steps=COLLAPSE_STEPS)
+        key = "lt.collapsed" if task.sharp_heads_expected else "lt.collapsed_problem"
+        return tr(key, layer=layer, head=value, nats=COLLAPSE_NATS, steps=COLLAPSE_STEPS)
     return tr("lt.duplicate", layer=layer, sim=f"{value:.2f}")
 
 
@@ -163,38 +174,59 @@ def live_view():
 
     with trainer.lock:        # another run of this session may be mid-chunk: read after it, all at once
         rows, step_count, maps = list(trainer.history), trainer.step_count, trainer.attention_maps()
-    cfg = trainer.config
-    m1, m2, m3, m4 = st.columns(4)
+    cfg, task = trainer.config, trainer.task
+    m1, m2, m3, m4, m5 = st.columns(5)
     m1.metric(tr("lt.m_step"), step_count)
     if not rows:
         st.info(tr("lt.press_start"))
     else:
         df = pd.DataFrame(rows)
         last = df.iloc[-1]
-        m2.metric(tr("lt.m_loss"), f"{last['loss']:.4f}")
-        m3.metric(tr("lt.m_acc"), "n/a" if np.isnan(last["accuracy"]) else f"{last['accuracy']:.1%}")
-        m4.metric(tr("lt.m_lr"), f"{last['lr']:.2g} · {last['temperature']:.2g}")
-        for kind, layer, value in head_warnings(rows, cfg.n_layers, cfg.n_heads):
-            st.warning(_warning_text(kind, layer, value))
+        m2.metric(tr("lt.m_loss"), f"{last['loss']:.4f}" if np.isfinite(last["loss"]) else tr("lt.m_none"))
+        m3.metric(tr("lt.m_acc"), tr("lt.m_none") if np.isnan(last["accuracy"]) else f"{last['accuracy']:.1%}")
+        m4.metric(tr("lt.m_lr"), f"{last['lr']:.2g}")
+        m5.metric(tr("lt.m_temp"), f"{last['temperature']:.2g}")
+        for kind, layer, value in head_warnings(rows, cfg.n_layers, cfg.n_heads, task.entropy_ceiling()):
+            (st.info if kind == "collapsed" and task.sharp_heads_expected else st.warning)(
+                _warning_text(kind, layer, value, task))
         left, right = st.columns(2)
         with left:
-            show(loss_figure(df, trainer.task.regression, lang=lang()), key="loss")
+            floor = task.NOISE ** 2 if task.regression else None
+            show(loss_figure(df, task.regression, lang=lang(), noise_floor=floor), key="loss")
         with right:
-            show(entropy_figure(df, cfg.n_layers, cfg.n_heads, cfg.seq_len, lang=lang()), key="entropy")
-    show(attention_maps_figure([m.numpy() for m in maps], lang=lang()), key="maps")
-    if trainer.task.name == "sine_icl":
+            show(entropy_figure(df, cfg.n_layers, cfg.n_heads, task.entropy_ceiling(), lang=lang()), key="entropy")
+        st.dataframe(lessons.score_table(df, cfg.n_layers, cfg.n_heads, lang()), hide_index=True)
+        st.caption(tr("lt.scores_caption"))
+    if task.regression:
         ex = trainer.example_predictions()
-        feats = ex["inputs"].numpy()
-        show(icl_figure(feats[:, 0] * 3, ex["targets"].numpy(), ex["loss_mask"].numpy(),
-                        ex["prediction"].numpy(), DATASETS["sine_mix"].true_fn, lang=lang()), key="icl")
+        icl = lessons.icl_view(ex, [m.numpy() for m in maps])
+        show(attention_maps_figure(icl["maps"], lang=lang(), x_title=tr("fig.context_by_x")), key="maps")
+        show(icl_figure(icl["x"], icl["y"], icl["is_query"], icl["prediction"], DATASETS["sine_mix"].true_fn,
+                        lang=lang(), nw_prediction=icl["nw_prediction"],
+                        nw_label=tr("fig.nw_same_context", h=f"{icl['h']:.2g}")), key="icl")
+        st.markdown(tr("lt.icl_text", mse=f"{icl['mse']:.3f}", nw_mse=f"{icl['nw_mse']:.3f}", h=f"{icl['h']:.2g}",
+                       floor=f"{task.NOISE ** 2:.2f}"))
+    else:
+        show(attention_maps_figure([m.numpy() for m in maps], lang=lang()), key="maps")
 
 
 live_view()
-st.markdown(tr("lt.watch", task=st.session_state["train.task"], text=tr(f"watch.{st.session_state['train.task']}")))
+st.markdown(tr("lt.watch", task=tr(f"taskname.{st.session_state['train.task']}"),
+               text=tr(f"watch.{st.session_state['train.task']}")))
+
+trainer = st.session_state["train.trainer"]
+st.subheader(tr("lt.schedules"))
+steps = np.arange(0, trainer.total_steps + 1, 5)
+show(schedule_figure(steps, np.array([learning_rate(int(k), trainer.lr, trainer.warmup, trainer.total_steps,
+                                                    trainer.schedule) for k in steps]),
+                     np.array([trainer.temperature_schedule.at(int(k), trainer.total_steps) for k in steps]),
+                     trainer.step_count, lang=lang()), key="schedules")
+end_lr = learning_rate(trainer.total_steps, trainer.lr, trainer.warmup, trainer.total_steps, trainer.schedule)
+st.caption(tr("lt.schedule_text", warmup=trainer.warmup, total=f"{trainer.total_steps:,}",
+              floor=f"{end_lr / trainer.lr:.0%}"))
 
 st.subheader(tr("lt.kv"))
 st.markdown(tr("lt.kv_text"))
-trainer = st.session_state["train.trainer"]
 if trainer.config.causal:
     prompt = trainer.example.inputs[:, :4]
     n_new = trainer.config.seq_len - 4
@@ -203,7 +235,11 @@ if trainer.config.causal:
     st.metric(tr("lt.kv_metric", n=n_new), f"{float((with_cache - without).abs().max()):.1e}")
 else:
     st.caption(tr("lt.kv_bidirectional"))
-show(kv_timing_figure(cache.kv_timing((16, 32, 64, 128, 256)), lang=lang()), key="kv_timing")
-st.caption(tr("lt.kv_caption"))
+if st.button(tr("lt.kv_run"), help=tr("lt.kv_run_help"), key="train.kv_run"):
+    st.session_state["train.kv_shown"] = True
+if st.session_state.get("train.kv_shown"):
+    timing = cache.kv_timing(KV_LENGTHS)
+    show(kv_timing_figure(timing, lang=lang()), key="kv_timing")
+    st.caption(tr("lt.kv_caption", **lessons.kv_summary(timing)))
 
 publish(PARAMS)

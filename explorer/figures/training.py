@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,42 +25,50 @@ def _thin(df: pd.DataFrame) -> pd.DataFrame:
     return df.iloc[idx]
 
 
-def loss_figure(df: pd.DataFrame, regression: bool, style: Style = NORMAL, lang: str = "en") -> go.Figure:
+def loss_figure(df: pd.DataFrame, regression: bool, style: Style = NORMAL, lang: str = "en",
+                noise_floor: float | None = None) -> go.Figure:
+    """Loss (and accuracy) against step; ``noise_floor`` draws the best MSE any predictor can reach."""
     df = _thin(df)
     series = {t("fig.loss", lang): df["loss"]}
     if not regression:
         series[t("fig.accuracy", lang)] = df["accuracy"]
     title = t("fig.loss_mse", lang) if regression else t("fig.loss_ce", lang)
     y_title = t("fig.loss_mse_y", lang) if regression else t("fig.loss_ce_y", lang)
-    return lines(df["step"], series, title, t("fig.step", lang), y_title, style=style, height=340)
+    hlines = [(noise_floor, t("fig.noise_floor", lang, value=f"{noise_floor:.2g}"))] if noise_floor else []
+    return lines(df["step"], series, title, t("fig.step", lang), y_title, style=style, height=340, hlines=hlines)
 
 
-def entropy_figure(df: pd.DataFrame, n_layers: int, n_heads: int, seq_len: int, style: Style = NORMAL,
+def entropy_figure(df: pd.DataFrame, n_layers: int, n_heads: int, ceiling: float, style: Style = NORMAL,
                    lang: str = "en") -> go.Figure:
+    """Per-head mean entropy against step, with the ceiling of uniform rows over the keys each row may
+    see (``Task.entropy_ceiling``: log T bidirectional, log(T!)/T causal) and the collapse threshold."""
     df = _thin(df)
     dashes = ["solid", "dash", "dot", "dashdot"]
     traces = [line_trace(df["step"], df[f"entropy_l{layer}_h{h}"], t("fig.layer_head", lang, layer=layer, head=h),
                          PALETTE[h % len(PALETTE)], style, dash=dashes[layer % 4])
               for layer in range(n_layers) for h in range(n_heads)]
-    refs = [Line(math.log(seq_len), t("fig.log_t", lang, value=f"{math.log(seq_len):.2f}"), "y", dash="dot"),
+    refs = [Line(ceiling, t("fig.ceiling", lang, value=f"{ceiling:.2f}"), "y", dash="dot"),
             Line(0.1, t("fig.collapse_line", lang), "y", "#d62728", "dot")]
     return figure(traces, t("fig.entropy_title", lang), t("fig.step", lang), t("fig.entropy_nats", lang), style,
                   height=380, lines=refs)
 
 
-def attention_maps_figure(maps: list[np.ndarray], style: Style = NORMAL, lang: str = "en") -> go.Figure:
+def attention_maps_figure(maps: list[np.ndarray], style: Style = NORMAL, lang: str = "en",
+                          x_title: str | None = None, y_title: str | None = None) -> go.Figure:
     """Layer × head grid of attention maps on the held-out example, one colour scale (0 to 1)."""
     n_layers, n_heads = len(maps), maps[0].shape[0]
     mats = [maps[layer][h] for layer in range(n_layers) for h in range(n_heads)]
     titles = [t("fig.layer_head", lang, layer=layer, head=h) for layer in range(n_layers) for h in range(n_heads)]
-    return heatmap_grid(mats, titles, None, None, t("fig.maps_title", lang), t("fig.key_position", lang),
-                        t("fig.query_position", lang), cols=n_heads, zmax=1.0, style=style,
+    return heatmap_grid(mats, titles, None, None, t("fig.maps_title", lang), x_title or t("fig.key_position", lang),
+                        y_title or t("fig.query_position", lang), cols=n_heads, zmax=1.0, style=style,
                         height=max(300, 260 * n_layers), colorbar_title=t("fig.weight", lang))
 
 
 def icl_figure(x: np.ndarray, y: np.ndarray, is_query: np.ndarray, prediction: np.ndarray,
-               true_fn, style: Style = NORMAL, lang: str = "en") -> go.Figure:
-    """In-context regression: context pairs, the model's predictions at the queries, the true curve."""
+               true_fn, style: Style = NORMAL, lang: str = "en", nw_prediction: np.ndarray | None = None,
+               nw_label: str = "") -> go.Figure:
+    """In-context regression: context pairs, the model's predictions at the queries, the true curve, and
+    (``nw_prediction``) NW's estimate at the same queries from the same context."""
     grid = np.linspace(-3, 3, 200)
     traces = [line_trace(grid, true_fn(grid), t("fig.true_function", lang), "black", style, dash="dash"),
               {"type": "scatter", "x": x[~is_query], "y": y[~is_query], "mode": "markers",
@@ -70,12 +77,47 @@ def icl_figure(x: np.ndarray, y: np.ndarray, is_query: np.ndarray, prediction: n
               {"type": "scatter", "x": x[is_query], "y": prediction[is_query], "mode": "markers",
                "name": t("fig.prediction", lang),
                "marker": {"size": style.marker_size * 1.8, "color": "#d62728", "symbol": "star"}}]
+    if nw_prediction is not None:
+        traces.append({"type": "scatter", "x": x[is_query], "y": nw_prediction, "mode": "markers",
+                       "name": nw_label, "marker": {"size": style.marker_size * 1.5, "color": "#1f77b4",
+                                                    "symbol": "diamond-open", "line": {"width": 2}}})
     return figure(traces, t("fig.icl_title", lang), t("fig.x", lang), t("fig.y", lang), style, height=360)
 
 
+def schedule_figure(steps: np.ndarray, lr: np.ndarray, temperature: np.ndarray, current: int,
+                    style: Style = NORMAL, lang: str = "en") -> go.Figure:
+    """The learning rate and the temperature multiplier against step, over the schedules' length."""
+    traces = [line_trace(steps, lr, t("fig.lr", lang), PALETTE[0], style),
+              {**line_trace(steps, temperature, t("fig.temperature", lang), PALETTE[1], style, dash="dash"),
+               "yaxis": "y2"}]
+    refs = [Line(current, t("fig.now", lang), "x")]
+    return figure(traces, t("fig.schedule_title", lang), t("fig.step", lang), t("fig.lr", lang), style,
+                  height=300, lines=refs,
+                  layout={"yaxis2": {"title": {"text": t("fig.temperature", lang)}, "overlaying": "y",
+                                     "side": "right", "rangemode": "tozero", "showgrid": False}})
+
+
 def kv_timing_figure(rows, style: Style = NORMAL, lang: str = "en") -> go.Figure:
+    """Measured ms per token with and without the cache, and the theory for each (a + b·S with the cache,
+    a + c·S² without, fitted by least squares to the measured points), on log-log axes."""
     import pandas as pd
     df = pd.DataFrame(rows, columns=["length", "cache", "no_cache", "diff"])
-    return lines(df["length"], {t("fig.with_cache", lang): df["cache"], t("fig.no_cache", lang): df["no_cache"]},
-                 t("fig.kv_title", lang), t("fig.kv_x", lang), t("fig.kv_y", lang), mode="lines+markers",
-                 style=style, height=340)
+    fit = kv_theory(df["length"].to_numpy(), df["cache"].to_numpy(), df["no_cache"].to_numpy())
+    series = {t("fig.with_cache", lang): df["cache"], t("fig.no_cache", lang): df["no_cache"],
+              t("fig.theory_linear", lang): fit["cache"], t("fig.theory_quadratic", lang): fit["no_cache"]}
+    return lines(df["length"], series, t("fig.kv_title", lang), t("fig.kv_x", lang), t("fig.kv_y", lang),
+                 mode="lines+markers", style=style, height=360, log_x=True, log_y=True,
+                 dashes={t("fig.theory_linear", lang): "dot", t("fig.theory_quadratic", lang): "dot"},
+                 colors={t("fig.theory_linear", lang): PALETTE[0], t("fig.theory_quadratic", lang): PALETTE[1]})
+
+
+def kv_theory(lengths: np.ndarray, cache: np.ndarray, no_cache: np.ndarray) -> dict[str, np.ndarray]:
+    """Least-squares fits of the per-token cost: a + b·S with a cache, a + c·S² without (S = length)."""
+    s = np.asarray(lengths, dtype=float)
+    out = {}
+    for name, y, power in (("cache", cache, 1), ("no_cache", no_cache, 2)):
+        design = np.stack([np.ones_like(s), s ** power], axis=1)
+        coef, *_ = np.linalg.lstsq(design, np.asarray(y, dtype=float), rcond=None)
+        out[name] = design @ coef
+        out[f"{name}_coef"] = coef
+    return out

@@ -1,7 +1,7 @@
 """A tiny transformer, toy tasks and a trainer that records per-head attention metrics."""
 
 from .model import ModelConfig, TinyTransformer, generate
-from .tasks import TASKS, Batch, Task, make_task
+from .tasks import TASKS, Batch, Task, TaskDefaults, make_task
 from .trainer import (
     COLLAPSE_NATS,
     COLLAPSE_STEPS,
@@ -9,8 +9,11 @@ from .trainer import (
     TEMPERATURE_SCHEDULES,
     TemperatureSchedule,
     Trainer,
+    diverged,
     head_metrics,
     head_metrics_steps,
+    head_scores,
+    head_scores_steps,
     head_warnings,
     learning_rate,
 )
@@ -24,12 +27,16 @@ __all__ = [
     "Batch",
     "ModelConfig",
     "Task",
+    "TaskDefaults",
     "TemperatureSchedule",
     "TinyTransformer",
     "Trainer",
+    "diverged",
     "generate",
     "head_metrics",
     "head_metrics_steps",
+    "head_scores",
+    "head_scores_steps",
     "head_warnings",
     "learning_rate",
     "make_task",

@@ -6,7 +6,7 @@ a boolean ``loss_mask`` (B, T) of the positions that count, and an optional atte
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 import torch.nn.functional as F
@@ -21,10 +21,26 @@ class Batch:
     targets: torch.Tensor
     loss_mask: torch.Tensor
     attn_mask: torch.Tensor | None = None
+    prev_rows: torch.Tensor | None = None   # (B, T) bool: queries whose weight on t - 1 the prevtok score averages
+    ind_rows: torch.Tensor | None = None    # (B, T) bool: queries the induction score averages
 
     def to(self, device) -> Batch:
-        return Batch(self.inputs.to(device), self.targets.to(device), self.loss_mask.to(device),
-                     None if self.attn_mask is None else self.attn_mask.to(device))
+        moved = {k: None if v is None else v.to(device) for k, v in vars(self).items()}
+        return Batch(**moved)
+
+
+@dataclass(frozen=True)
+class TaskDefaults:
+    """The settings a task trains well with: what the page loads when the task is picked and what
+    ``python -m explorer.train --task NAME`` uses."""
+    n_layers: int = 1
+    n_heads: int = 2
+    d_model: int = 64
+    seq_len: int = 12
+    with_mlp: bool = False
+    lr: float = 3e-3
+    warmup: int = 20
+    extra: dict = field(default_factory=dict)
 
 
 class Task:
@@ -34,16 +50,33 @@ class Task:
     name = ""
     causal = False
     regression = False           # True: MSE on real targets; False: cross-entropy on token ids
-    default_layers = 1
+    defaults = TaskDefaults()
+    sharp_heads_expected = True  # False: the task needs heads that average, so a one-position head is a problem
 
-    def __init__(self, seq_len: int = 12, vocab: int = 16):
-        self.seq_len, self.vocab = seq_len, vocab
+    def __init__(self, seq_len: int | None = None, vocab: int = 16):
+        self.seq_len, self.vocab = seq_len or self.defaults.seq_len, vocab
+
+    @property
+    def default_layers(self) -> int:
+        return self.defaults.n_layers
 
     def model_config(self, **overrides) -> ModelConfig:
-        base = dict(vocab=self.vocab, seq_len=self.seq_len, causal=self.causal,
-                    n_layers=self.default_layers)
+        d = self.defaults
+        base = dict(vocab=self.vocab, seq_len=self.seq_len, causal=self.causal, n_layers=d.n_layers,
+                    n_heads=d.n_heads, d_model=d.d_model, with_mlp=d.with_mlp)
         base.update(overrides)
         return ModelConfig(**base)
+
+    def attention_mask(self) -> torch.Tensor:
+        """(T, T) bool: which keys each query may attend to (True = may), as the model applies it."""
+        allowed = torch.ones(self.seq_len, self.seq_len, dtype=torch.bool)
+        return allowed.tril() if self.causal else allowed
+
+    def entropy_ceiling(self) -> float:
+        """Mean row entropy of uniform attention under ``attention_mask``: the most a head's entropy
+        can be (log T bidirectional; log(T!)/T causal)."""
+        counts = self.attention_mask().sum(-1).double()
+        return float(counts[counts > 0].log().mean())
 
     def batch(self, size: int, gen: torch.Generator) -> Batch:
         raise NotImplementedError
@@ -63,6 +96,7 @@ class Reverse(Task):
     """Output the input backwards (bidirectional); one layer learns an anti-diagonal map."""
 
     name = "reverse"
+    defaults = TaskDefaults(n_layers=1, seq_len=12)
 
     def batch(self, size, gen):
         x = torch.randint(0, self.vocab, (size, self.seq_len), generator=gen)
@@ -73,7 +107,7 @@ class Sort(Task):
     """Output the input tokens in ascending order (bidirectional)."""
 
     name = "sort"
-    default_layers = 2
+    defaults = TaskDefaults(n_layers=2, seq_len=12)
 
     def batch(self, size, gen):
         x = torch.randint(0, self.vocab, (size, self.seq_len), generator=gen)
@@ -81,29 +115,38 @@ class Sort(Task):
 
 
 class Induction(Task):
-    """Next-token prediction on random tokens with one block repeated at a random offset (causal):
-    only the repeat is predictable, by induction heads."""
+    """Next-token prediction on sequences that repeat a random prefix once (causal).
+
+    Each sequence starts with p distinct random tokens (p drawn from 6 to T/2, so the repeat's offset
+    varies and position alone cannot predict), then the same p tokens again, then random filler. Only
+    the repeat is predictable, and only by looking up what followed the current token the first time:
+    a previous-token head (layer 0) feeding an induction head (layer 1).
+
+    Scores: ``prev_rows`` are the positions 1..p-1 of the first copy (where an induction head reads
+    the previous token); ``ind_rows`` the positions of the repeat that are scored.
+    """
 
     name = "induction"
     causal = True
-    default_layers = 2
+    defaults = TaskDefaults(n_layers=2, n_heads=2, d_model=64, seq_len=32, lr=1e-3, warmup=50)
+    MIN_PERIOD = 6
 
-    def __init__(self, seq_len: int = 24, vocab: int = 16):
-        super().__init__(max(seq_len, 8), vocab)
-        self.block = max(3, self.seq_len // 4)
+    def __init__(self, seq_len: int | None = None, vocab: int = 64):
+        super().__init__(max(seq_len or self.defaults.seq_len, 2 * self.MIN_PERIOD), vocab)
+        self.vocab = max(vocab, self.seq_len)          # the prefix's tokens are distinct
 
     def batch(self, size, gen):
-        T, m = self.seq_len, self.block
+        T = self.seq_len
         x = torch.randint(0, self.vocab, (size, T), generator=gen)
-        targets = torch.roll(x, -1, dims=1)
         loss_mask = torch.zeros(size, T, dtype=torch.bool)
-        for b in range(size):
-            first = int(torch.randint(0, T - 2 * m + 1, (1,), generator=gen))
-            second = int(torch.randint(first + m, T - m + 1, (1,), generator=gen))
-            x[b, second:second + m] = x[b, first:first + m]
-            targets[b] = torch.roll(x[b], -1)
-            loss_mask[b, second:second + m - 1] = True   # predict tokens 2..m of the repeat
-        return Batch(x, targets, loss_mask)
+        prev_rows = torch.zeros(size, T, dtype=torch.bool)
+        periods = torch.randint(self.MIN_PERIOD, T // 2 + 1, (size,), generator=gen)
+        for b, p in enumerate(periods.tolist()):
+            x[b, :p] = torch.randperm(self.vocab, generator=gen)[:p]
+            x[b, p:2 * p] = x[b, :p]
+            loss_mask[b, p:2 * p - 1] = True             # predict tokens 2..p of the repeat
+            prev_rows[b, 1:p] = True
+        return Batch(x, torch.roll(x, -1, dims=1), loss_mask, prev_rows=prev_rows, ind_rows=loss_mask.clone())
 
 
 class SineICL(Task):
@@ -111,9 +154,12 @@ class SineICL(Task):
 
     name = "sine_icl"
     regression = True
+    defaults = TaskDefaults(n_layers=1, seq_len=24)
+    sharp_heads_expected = False     # a query should average the context points near its x
+    NOISE = 0.3                      # sd of the noise on y: the best possible MSE is NOISE²
 
-    def __init__(self, seq_len: int = 24, vocab: int = 16):
-        super().__init__(max(seq_len, 6), vocab)
+    def __init__(self, seq_len: int | None = None, vocab: int = 16):
+        super().__init__(max(seq_len or self.defaults.seq_len, 6), vocab)
         self.n_query = max(2, self.seq_len // 4)
         self.n_ctx = self.seq_len - self.n_query
         self.spec = DATASETS["sine_mix"]
@@ -125,7 +171,7 @@ class SineICL(Task):
         lo, hi = self.spec.x_range
         x = torch.rand(size, self.seq_len, generator=gen, dtype=torch.float64) * (hi - lo) + lo
         y_true = torch.as_tensor(self.spec.true_fn(x.numpy()))
-        y = y_true + 0.3 * torch.randn(size, self.seq_len, generator=gen, dtype=torch.float64)
+        y = y_true + self.NOISE * torch.randn(size, self.seq_len, generator=gen, dtype=torch.float64)
         is_query = torch.zeros(size, self.seq_len, dtype=torch.bool)
         is_query[:, self.n_ctx:] = True
         feats = torch.stack([x / 3, torch.where(is_query, 0.0, y), is_query.double()], dim=-1).float()
@@ -135,15 +181,21 @@ class SineICL(Task):
         attn |= torch.eye(self.seq_len, dtype=torch.bool)
         return Batch(feats, y.float(), is_query, attn)
 
+    def attention_mask(self) -> torch.Tensor:
+        attn = torch.zeros(self.seq_len, self.seq_len, dtype=torch.bool)
+        attn[:, : self.n_ctx] = True
+        return attn | torch.eye(self.seq_len, dtype=torch.bool)
+
 
 TASKS: dict[str, type[Task]] = {t.name: t for t in (Reverse, Induction, Sort, SineICL)}
 
 
-def make_task(name: str, seq_len: int | None = None, vocab: int = 16) -> Task:
+def make_task(name: str, seq_len: int | None = None, vocab: int | None = None) -> Task:
+    """The task ``name`` at ``seq_len`` (default: the task's own) and ``vocab`` (default: the task's own)."""
     if name not in TASKS:
         raise ValueError(f"task must be one of {', '.join(TASKS)}; got {name!r}.")
     cls = TASKS[name]
-    return cls(seq_len, vocab) if seq_len is not None else cls(vocab=vocab)
+    return cls(seq_len) if vocab is None else cls(seq_len, vocab)
 
 
 def held_out_example(task: Task, seed: int = 12345) -> Batch:
@@ -151,4 +203,4 @@ def held_out_example(task: Task, seed: int = 12345) -> Batch:
     return task.batch(1, torch.Generator().manual_seed(seed))
 
 
-__all__ = ["TASKS", "Batch", "Task", "held_out_example", "make_task"]
+__all__ = ["TASKS", "Batch", "Task", "TaskDefaults", "held_out_example", "make_task"]

@@ -12,7 +12,7 @@ from .._checks import integer_in, positive_number
 from ..attention import entropy
 from ..i18n import Message
 from .model import ModelConfig, TinyTransformer
-from .tasks import Task, held_out_example
+from .tasks import Batch, Task, held_out_example
 
 SCHEDULES = ("constant", "cosine")
 TEMPERATURE_SCHEDULES = ("constant", "linear", "cosine")
@@ -80,15 +80,73 @@ def head_metrics_steps(steps: list[list[torch.Tensor]]) -> list[dict[str, float]
     return rows
 
 
+def head_scores_steps(steps: list[list[torch.Tensor]], batches: list) -> list[dict[str, float]]:
+    """Per layer l and head h, for each step (weights and the batch they were computed on):
+
+    ``prevtok_l{l}_h{h}``: the mean weight a query puts on the position just before it, over the
+    batch's ``prev_rows`` (all t >= 1 when the task names none).
+    ``induction_l{l}_h{h}``: the mean total weight a query at t puts on the positions j <= t right after
+    an earlier occurrence of its own token (x[j-1] = x[t]), over the batch's ``ind_rows`` (default:
+    every query whose token occurred before). NaN for feature inputs and where no query qualifies.
+    """
+    rows: list[dict[str, float]] = [{} for _ in steps]
+    x = torch.stack([b.inputs for b in batches])                                  # (K, B, T) or (K, B, T, F)
+    K, B, T = x.shape[:3]
+    dev = steps[0][0].device
+    tokens = x.dtype in (torch.int64, torch.int32)
+    prev = torch.stack([b.prev_rows if b.prev_rows is not None else
+                        torch.arange(T, device=dev).expand(B, T) >= 1 for b in batches])[..., 1:].float()
+    if tokens:
+        match = torch.zeros(K, B, T, T, dtype=torch.bool, device=dev)
+        match[..., 1:] = x[..., :, None] == x[..., None, :-1]                     # x[j-1] == x[t]
+        match &= torch.ones(T, T, dtype=torch.bool, device=dev).tril()            # j <= t
+        ind_rows = torch.stack([b.ind_rows if b.ind_rows is not None else match[i].any(-1)
+                                for i, b in enumerate(batches)]).float()           # (K, B, T)
+    for layer in range(len(steps[0])):
+        w = torch.stack([s[layer].detach().float() for s in steps])               # (K, B, H, T, T)
+        H = w.shape[2]
+        on_prev = w.diagonal(offset=-1, dim1=-2, dim2=-1)                          # (K, B, H, T-1): weight on t-1
+        pt = (on_prev * prev[:, :, None]).sum((1, 3)) / prev.sum((1, 2))[:, None].clamp_min(1)   # (K, H)
+        pt = torch.where(prev.sum((1, 2))[:, None] > 0, pt, torch.nan)
+        if tokens:
+            mass = (w * match[:, :, None]).sum(-1)                                  # (K, B, H, T)
+            n = ind_rows.sum((1, 2))[:, None]
+            ind = torch.where(n > 0, (mass * ind_rows[:, :, None]).sum((1, 3)) / n.clamp_min(1), torch.nan)
+        else:
+            ind = torch.full_like(pt, torch.nan)
+        values = torch.cat([pt, ind], dim=1).tolist()
+        for row, v in zip(rows, values, strict=True):
+            for h in range(H):
+                row[f"prevtok_l{layer}_h{h}"] = v[h]
+                row[f"induction_l{layer}_h{h}"] = v[H + h]
+    return rows
+
+
+def head_scores(model, batch) -> dict[str, float]:
+    """``prevtok_l{l}_h{h}`` and ``induction_l{l}_h{h}`` of ``model`` on ``batch`` (a task's ``Batch``), as
+    the trainer records them; the model is run in eval mode without gradients and left as it was."""
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        _, weights = model(batch.inputs, batch.attn_mask)
+    model.train(was_training)
+    return head_scores_steps([weights], [batch])[0]
+
+
 COLLAPSE_NATS, COLLAPSE_STEPS, DUPLICATE_SIM = 0.1, 50, 0.95
+MOVED_FRACTION = 0.8          # a head has "moved away from uniform" below this share of the entropy ceiling
+DIVERGE_FACTOR, DIVERGE_STEPS = 2.0, 20    # loss above twice its starting level for 20 steps in a row
 
 
-def head_warnings(history: list[dict], n_layers: int, n_heads: int) -> list[tuple]:
+def head_warnings(history: list[dict], n_layers: int, n_heads: int, ceiling: float = math.inf) -> list[tuple]:
     """Heads worth a warning, from the metrics rows so far:
 
     ``("collapsed", layer, head)`` when a head's entropy stayed below ``COLLAPSE_NATS`` for the last
     ``COLLAPSE_STEPS`` steps (it attends to one position), and ``("duplicate", layer, similarity)`` when
-    two heads of a layer have near-identical maps in the latest step (cosine above ``DUPLICATE_SIM``).
+    two heads of a layer have near-identical maps in the latest step (cosine above ``DUPLICATE_SIM``)
+    and every head of the layer has moved away from uniform (mean entropy below ``MOVED_FRACTION`` of
+    ``ceiling``, the entropy of uniform rows): near-uniform maps are near-identical for any untrained
+    model, so they do not count.
     """
     out: list[tuple] = []
     tail = history[-COLLAPSE_STEPS:]
@@ -98,11 +156,22 @@ def head_warnings(history: list[dict], n_layers: int, n_heads: int) -> list[tupl
                 if all(row[f"entropy_l{layer}_h{h}"] < COLLAPSE_NATS for row in tail):
                     out.append(("collapsed", layer, h))
     if history:
+        last = history[-1]
         for layer in range(n_layers):
-            sim = history[-1].get(f"headsim_l{layer}", math.nan)
-            if math.isfinite(sim) and sim > DUPLICATE_SIM:
+            sim = last.get(f"headsim_l{layer}", math.nan)
+            moved = all(last[f"entropy_l{layer}_h{h}"] < MOVED_FRACTION * ceiling for h in range(n_heads))
+            if math.isfinite(sim) and sim > DUPLICATE_SIM and moved:
                 out.append(("duplicate", layer, sim))
     return out
+
+
+def diverged(history: list[dict]) -> bool:
+    """True when the loss has stayed above ``DIVERGE_FACTOR`` times its starting level (the first step's
+    loss, taken before any update) for the last ``DIVERGE_STEPS`` steps: the run is blowing up, even if
+    every number is still finite."""
+    if len(history) < 1 + DIVERGE_STEPS:
+        return False
+    return all(r["loss"] > DIVERGE_FACTOR * history[0]["loss"] for r in history[-DIVERGE_STEPS:])
 
 
 class Trainer:
@@ -142,6 +211,22 @@ class Trainer:
         # once (a timed refresh still training when a rerun starts), and they must not interleave.
         self.lock = threading.RLock()
 
+    @classmethod
+    def for_task(cls, task: Task | str, seed: int = 0, device: str | torch.device = "cpu", **overrides) -> Trainer:
+        """A trainer with the task's own defaults (``task.defaults``: model size, sequence length, lr,
+        warmup); ``overrides`` may set any of ``n_layers``, ``n_heads``, ``d_model``, ``with_mlp``,
+        ``seq_len``, ``lr``, ``warmup`` and the other ``Trainer`` arguments."""
+        from .tasks import make_task
+        if isinstance(task, str):
+            task = make_task(task, overrides.pop("seq_len", None))
+        else:
+            overrides.pop("seq_len", None)
+        model_keys = ("n_layers", "n_heads", "d_model", "with_mlp")
+        cfg = task.model_config(**{k: overrides.pop(k) for k in model_keys if k in overrides})
+        d = task.defaults
+        return cls(cfg, task, lr=overrides.pop("lr", d.lr), warmup=overrides.pop("warmup", d.warmup), seed=seed,
+                   device=device, **overrides)
+
     # -- settings that may change between steps (the weights are kept)
     def set_lr(self, lr: float, warmup: int | None = None, schedule: str | None = None) -> None:
         """Change the learning rate (and warmup/schedule). A new learning rate clears a stop caused by a
@@ -152,8 +237,8 @@ class Trainer:
         if schedule not in SCHEDULES:
             raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}; got {schedule!r}.")
         with self.lock:
-            if lr != self.lr and self.stopped:
-                self.stopped = None
+            if lr != self.lr and self.stopped and self.stopped.key != "train.stopped_diverged":
+                self.stopped = None        # the weights are the last good step's: training can go on
             self.lr, self.warmup, self.schedule = lr, warmup, schedule
 
     def set_temperature_schedule(self, schedule: TemperatureSchedule) -> None:
@@ -168,7 +253,7 @@ class Trainer:
 
     def _advance(self, n: int) -> list[dict]:
         rows: list[dict] = []
-        pending: list[tuple[dict, list[torch.Tensor]]] = []   # (row, attention weights): head metrics due
+        pending: list[tuple[dict, list[torch.Tensor], Batch]] = []   # (row, weights, batch): head metrics due
         held = 0                                    # how many weights ``pending`` holds
         self.model.train()
         try:
@@ -197,24 +282,33 @@ class Trainer:
                 acc = self.task.accuracy(out.detach(), batch)
                 row = {"step": s, "loss": float(loss.detach()), "accuracy": math.nan if acc is None else acc,
                        "lr": lr, "temperature": temp}
-                pending.append((row, [w.detach() for w in weights]))
+                pending.append((row, [w.detach() for w in weights], batch))
                 rows.append(row)
                 self.step_count += 1
                 held += sum(w.numel() for w in weights)
                 if held > self.METRICS_BATCH_CELLS:
                     self._add_head_metrics(pending)
                     held = 0
+                if diverged(self.history + rows):
+                    self.stopped = Message("train.stopped_diverged", step=s, value=f"{row['loss']:.3g}",
+                                           start=f"{(self.history + rows)[0]['loss']:.3g}",
+                                           lr=f"{self.lr:g}")
+                    break
         finally:     # steps taken before an interruption (Ctrl-C in the CLI, an error) still land in history
             self._add_head_metrics(pending)
             self.history.extend(rows)
         return rows
 
     @staticmethod
-    def _add_head_metrics(pending: list[tuple[dict, list[torch.Tensor]]]) -> None:
+    def _add_head_metrics(pending: list[tuple[dict, list[torch.Tensor], Batch]]) -> None:
         """Fill in the head metrics of each pending row from its step's weights, then empty ``pending``."""
         if pending:
-            for (row, _), metrics in zip(pending, head_metrics_steps([w for _, w in pending]), strict=True):
-                row.update(metrics)
+            weights = [w for _, w, _ in pending]
+            metrics = head_metrics_steps(weights)
+            scores = head_scores_steps(weights, [b for _, _, b in pending])
+            for (row, _, _), m, sc in zip(pending, metrics, scores, strict=True):
+                row.update(m)
+                row.update(sc)
             pending.clear()
 
     @torch.no_grad()

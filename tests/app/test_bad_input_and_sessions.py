@@ -67,17 +67,24 @@ def reference_losses(seed: int, steps: int) -> list[float]:
 
 
 def test_four_sessions_train_at_once_like_each_alone():
+    """Four sessions' models train in parallel threads (as the server runs sessions) and each ends exactly
+    where it would alone. AppTest keeps process-wide state per script run (a mock Runtime it installs and
+    clears, widget registries), so its runs cannot overlap safely: the pages are run one at a time, and
+    the concurrent part is what the Step button's callback does, ``trainer.step(10)`` on the session's
+    own trainer, three times per session."""
     seeds = [0, 1, 2, 3]
-    results, errors = {}, []
+    apps = {}
+    for seed in seeds:
+        at = page("live_training")
+        at.number_input(key="train.seed").set_value(seed).run()
+        assert_clean(at)
+        apps[seed] = at
+    errors = []
 
     def session(seed):
         try:
-            at = page("live_training")
-            at.number_input(key="train.seed").set_value(seed).run()
             for _ in range(3):
-                at.button(key="train.step").click().run()
-                assert not at.exception, [e.message for e in at.exception]
-            results[seed] = [row["loss"] for row in at.session_state["train.trainer"].history]
+                apps[seed].session_state["train.trainer"].step(10)
         except Exception as err:           # surfaced below: a thread's exception would be lost
             errors.append(f"seed {seed}: {err!r}")
 
@@ -87,7 +94,12 @@ def test_four_sessions_train_at_once_like_each_alone():
     for t in threads:
         t.join(timeout=300)
     assert not errors, errors
+    results = {}
     for seed in seeds:
+        at = apps[seed].run()                # each page draws its own session's 30 steps
+        assert_clean(at)
+        assert at.metric[0].value == "30"
+        results[seed] = [row["loss"] for row in at.session_state["train.trainer"].history]
         # equal up to float rounding: torch's CPU reductions may split work differently when four sessions
         # run at once; interference between sessions would show as differences of order 1, not 1e-6
         np.testing.assert_allclose(results[seed], reference_losses(seed, 30), rtol=1e-5,

@@ -172,3 +172,19 @@ def test_snap_caption():
     assert worst <= bound + 1e-12 and worst > 0.9 * bound
     assert bound < 0.05
     assert f"{bound:.1%}" in t("kr.snap", pct=f"{bound:.1%}")
+
+
+def test_upload_presets_and_notice():
+    """nw.presets_upload / kr.notice_first_upload: an upload gets unlabelled presets and the LOO optimum
+    computed on its own rows."""
+    at = page("kernel_regression")
+    at.selectbox(key="data.name").set_value("upload").run()
+    rows = "x,y\n" + "\n".join(f"{x:.3f},{math.sin(x) + 0.1 * math.cos(7 * x):.4f}" for x in np.linspace(-3, 3, 60))
+    at.file_uploader(key="data.file").set_value(("s.csv", rows.encode(), "text/csv")).run()
+    assert_clean(at)
+    assert any(c.value == t("nw.presets_upload") for c in at.caption)
+    grid = np.linspace(-3, 3, 60)
+    xs = np.array([float(f"{x:.3f}") for x in grid])          # the values the file holds
+    ys = np.array([float(f"{math.sin(x) + 0.1 * math.cos(7 * x):.4f}") for x in grid])
+    h = select_bandwidth(xs, ys, "gaussian")
+    assert any(m.value.startswith(t("kr.notice_first_upload", h=f"{h:.3g}").strip()) for m in at.markdown)

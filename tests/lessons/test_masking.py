@@ -94,6 +94,10 @@ def test_leak_channels():
     assert t("mk.v_leak", channel=t("mk.channel_key"), leak=f"{key['post']:.2g}") in text
     assert t("mk.v_leak", channel=t("mk.channel_value"), leak=f"{value['multiply_logits']:.2g}") in text
     assert "- **pre**: matches SDPA; " + t("mk.v_no_leak") in text
+    # mk.v_grad: only post sends gradient into the masked logits, and the verdict quotes how much
+    g = M.gradients(q, k, v, mask)
+    assert t("mk.v_grad", g=f"{float(g['post'][~mask].abs().max()):.2g}") in text
+    assert text.count("gradient reaches masked logits") == 1
 
 
 def test_rows_text():

@@ -1,0 +1,199 @@
+"""Claims of the Live training page, checked by training the tasks at their own defaults."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from explorer import lessons
+from explorer.i18n import t
+from explorer.training import (
+    COLLAPSE_STEPS,
+    TASKS,
+    ModelConfig,
+    TinyTransformer,
+    Trainer,
+    generate,
+    head_scores,
+    head_warnings,
+    learning_rate,
+    make_task,
+)
+from tests.app.helpers import assert_clean, page
+
+
+def _best(trainer, key, layer, window=10):
+    tail = trainer.history[-window:]
+    return max(sum(r[f"{key}_l{layer}_h{h}"] for r in tail) / len(tail) for h in range(trainer.config.n_heads))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_induction_heads_form_at_the_tasks_defaults(seed):
+    """watch.induction / lt.scores_caption: within a few hundred steps some layer-0 head has prevtok >= 0.5
+    and some layer-1 head induction >= 0.5, while the loss drops sharply (measured: 275-325 steps)."""
+    tr = Trainer.for_task("induction", seed=seed)
+    start = None
+    while tr.step_count < 800:
+        tr.step(25)
+        start = start or tr.history[0]["loss"]
+        if _best(tr, "prevtok", 0) >= 0.5 and _best(tr, "induction", 1) >= 0.5:
+            break
+    assert _best(tr, "prevtok", 0) >= 0.5 and _best(tr, "induction", 1) >= 0.5, tr.step_count
+    assert np.mean([r["loss"] for r in tr.history[-10:]]) < 0.4 * start
+    # the scores recorded during training agree with head_scores on a fresh batch of the task
+    batch = tr.task.batch(64, torch.Generator().manual_seed(99))
+    fresh = head_scores(tr.model, batch)
+    assert max(fresh[f"induction_l1_h{h}"] for h in range(2)) > 0.4
+
+
+def test_scores_by_brute_force():
+    """lt.scores_caption: prevtok and induction are the weights described, checked with plain loops."""
+    task = make_task("induction")
+    tr = Trainer.for_task(task, seed=0)
+    tr.step(30)
+    batch = task.batch(3, torch.Generator().manual_seed(5))
+    got = head_scores(tr.model, batch)
+    with torch.no_grad():
+        tr.model.eval()
+        _, weights = tr.model(batch.inputs)
+    x = batch.inputs
+    for layer, w in enumerate(weights):
+        for h in range(w.shape[1]):
+            prev, ind = [], []
+            for b in range(x.shape[0]):
+                for q in range(x.shape[1]):
+                    if batch.prev_rows[b, q]:
+                        prev.append(float(w[b, h, q, q - 1]))
+                    if batch.ind_rows[b, q]:
+                        ind.append(sum(float(w[b, h, q, j]) for j in range(1, q + 1) if x[b, j - 1] == x[b, q]))
+            assert got[f"prevtok_l{layer}_h{h}"] == pytest.approx(np.mean(prev), abs=1e-5)
+            assert got[f"induction_l{layer}_h{h}"] == pytest.approx(np.mean(ind), abs=1e-5)
+
+
+def test_reverse_and_sort_watch_texts():
+    """watch.reverse: the maps become an anti-diagonal in every head and the near-duplicate notice appears.
+    watch.sort: the maps depend on the content (two inputs, two different maps)."""
+    tr = Trainer.for_task("reverse", seed=0)
+    tr.step(300)
+    maps = tr.attention_maps()[0]
+    T = maps.shape[-1]
+    for h in range(maps.shape[0]):
+        assert float(maps[h][torch.arange(T), T - 1 - torch.arange(T)].mean()) > 0.9
+    kinds = [k for k, *_ in head_warnings(tr.history, 1, 2, tr.task.entropy_ceiling())]
+    assert "duplicate" in kinds
+    sort = Trainer.for_task("sort", seed=0)
+    sort.step(200)
+    a, b = (sort.task.batch(1, torch.Generator().manual_seed(s)) for s in (1, 2))
+    with torch.no_grad():
+        wa, wb = sort.model(a.inputs)[1][0], sort.model(b.inputs)[1][0]
+    assert float((wa - wb).abs().max()) > 0.3
+
+
+def test_sine_icl_maps_are_local_and_the_text_numbers():
+    """watch.sine_icl / lt.icl_text / fig.noise_floor: after training, each query's weight sits on context
+    points near its x (weighted distance well under the uniform one); the loss approaches σ² = 0.09."""
+    tr = Trainer.for_task("sine_icl", seed=0)
+    tr.step(500)
+    v = lessons.icl_view(tr.example_predictions(), [m.numpy() for m in tr.attention_maps()])
+    d = np.abs(v["x_query"][:, None] - v["x_context"][None, :])
+    best = min(float(((w / w.sum(-1, keepdims=True)) * d).sum(-1).mean()) for w in v["maps"][0])
+    assert best < 0.6 * float(d.mean())
+    assert np.mean([r["loss"] for r in tr.history[-50:]]) < 2 * tr.task.NOISE ** 2
+    assert tr.task.NOISE ** 2 == pytest.approx(0.09)
+    y, q = v["y"], v["is_query"]
+    assert v["mse"] == pytest.approx(float(np.mean((v["prediction"][q] - y[q]) ** 2)))
+
+
+def test_collapse_and_duplicate_warnings():
+    """lt.collapsed / lt.collapsed_problem / lt.duplicate: collapse is flagged after 50 low-entropy steps
+    (right for copying tasks, a problem for sine_icl); near-uniform maps never count as duplicates."""
+    task = make_task("reverse")
+    ceiling = task.entropy_ceiling()
+    low = [{"entropy_l0_h0": 0.05, "entropy_l0_h1": 1.0, "headsim_l0": 0.2}] * COLLAPSE_STEPS
+    assert ("collapsed", 0, 0) in head_warnings(low, 1, 2, ceiling)
+    assert TASKS["reverse"].sharp_heads_expected and not TASKS["sine_icl"].sharp_heads_expected
+    for name in TASKS:                         # untrained models: near-uniform, near-identical maps
+        tr = Trainer.for_task(name, seed=0)
+        tr.step(10)
+        assert max(tr.history[-1][f"headsim_l{layer}"] for layer in range(tr.config.n_layers)) > 0.95
+        assert not [w for w in head_warnings(tr.history, tr.config.n_layers, tr.config.n_heads,
+                                             tr.task.entropy_ceiling()) if w[0] == "duplicate"]
+    assert "do not prove" in t("lt.duplicate", layer=0, sim="0.99")
+
+
+@pytest.mark.parametrize("lr, outcome", [(0.01, "trains"), (0.03, "trains"), (0.1, "stalls"), (0.3, "stalls"),
+                                         (1.0, "stops"), (10.0, "stops"), (100.0, "stops"), (1000.0, "stops")])
+def test_learning_rate_help(lr, outcome):
+    """lt.lr_help: on reverse, up to 0.03 trains; 0.1-0.3 end near chance; from 1 up training stops."""
+    tr = Trainer.for_task("reverse", seed=0, lr=lr)
+    while tr.step_count < 300 and not tr.stopped:
+        tr.step(50)
+    chance = math.log(tr.task.vocab)
+    if outcome == "trains":
+        assert tr.history[-1]["loss"] < 0.1 and not tr.stopped
+    elif outcome == "stalls":
+        assert not tr.stopped and tr.history[-1]["loss"] > 0.8 * chance
+    else:
+        assert tr.stopped is not None and tr.step_count < 300
+
+
+def test_schedule_text_and_temperature_help():
+    """lt.schedule_text / lt.temp_help: linear warmup, cosine to 10 % at step 1,000, then flat."""
+    base, warm, total = 3e-3, 20, 1000
+    assert learning_rate(0, base, warm, total, "cosine") == pytest.approx(base / warm)
+    assert learning_rate(warm - 1, base, warm, total, "cosine") == pytest.approx(base)
+    assert learning_rate(total, base, warm, total, "cosine") == pytest.approx(0.1 * base)
+    assert learning_rate(5 * total, base, warm, total, "cosine") == pytest.approx(0.1 * base)
+    assert Trainer.for_task("reverse").total_steps == total
+    at = page("live_training")
+    assert_clean(at)
+    assert any(c.value == t("lt.schedule_text", warmup=20, total="1,000", floor="10%") for c in at.caption)
+    assert "D = d_model / heads" in t("lt.temp_help")
+
+
+def test_entropy_ceiling_is_the_uniform_entropy_under_the_mask():
+    """fig.ceiling: log T bidirectional, log(T!)/T causal (2.28 at T = 24), the context size for sine_icl."""
+    assert make_task("reverse", 12).entropy_ceiling() == pytest.approx(math.log(12))
+    assert make_task("induction", 24).entropy_ceiling() == pytest.approx(math.lgamma(25) / 24)
+    assert make_task("induction", 24).entropy_ceiling() == pytest.approx(2.28, abs=0.01)
+    icl = make_task("sine_icl")
+    rows = [math.log(icl.n_ctx)] * icl.n_ctx + [math.log(icl.n_ctx + 1)] * icl.n_query
+    assert icl.entropy_ceiling() == pytest.approx(np.mean(rows))
+    assert lessons.causal_ceiling(24) == pytest.approx(math.lgamma(25) / 24)
+
+
+def _attention_flops(use_cache: bool, length: int) -> int:
+    cfg = ModelConfig(vocab=32, seq_len=length, n_layers=1, n_heads=1, d_model=16, causal=True)
+    model = TinyTransformer(cfg).init_weights(torch.Generator().manual_seed(0)).eval()
+    prompt = torch.zeros(1, length - 1, dtype=torch.long)
+    with torch.no_grad():
+        if use_cache:
+            caches = [{}]
+            model(prompt, kv_caches=caches)
+            with FlopCounterMode(display=False) as fc:
+                model(torch.zeros(1, 1, dtype=torch.long), kv_caches=caches, start_pos=length - 1)
+        else:
+            with FlopCounterMode(display=False) as fc:
+                generate(model, prompt, 1, use_cache=False)
+    return fc.get_total_flops()
+
+
+def test_kv_cache_work_is_linear_with_and_quadratic_without():
+    """lt.kv_text: the work for one new token at length S grows like S with the cache and like S² without
+    (counted in floating-point operations, not timed)."""
+    with_cache = [_attention_flops(True, s) for s in (64, 128, 256)]
+    without = [_attention_flops(False, s) for s in (64, 128, 256)]
+    # differences remove the per-token constant: linear => equal steps per doubling ratio 2, quadratic => 4
+    assert (with_cache[2] - with_cache[1]) / (with_cache[1] - with_cache[0]) == pytest.approx(2.0, rel=0.05)
+    assert without[2] / without[1] > 2.5 and without[1] / without[0] > 2.5
+    assert with_cache[2] / with_cache[0] < 4.0
+
+
+def test_kv_caption_quotes_the_measured_rows():
+    """lt.kv_caption: its ratios are those of the timing rows it sits under."""
+    rows = [(32, 1.0, 2.0, 0.0), (512, 3.0, 40.0, 0.0)]
+    s = lessons.kv_summary(rows)
+    assert s == {"s0": 32, "s1": 512, "growth": "16", "cache_ratio": "3.0", "no_cache_ratio": "20.0"}
+    assert "3.0×" in t("lt.kv_caption", **s) and "20.0×" in t("lt.kv_caption", **s)
