@@ -154,7 +154,8 @@ def lecture_figures(seed: int = 0, lang: str = "en", lecture: bool = True) -> li
         out.append((f"fit_h{h:g}", {"dataset": "d2l", "seed": seed, "kernel": "gaussian", "bandwidth": h},
                     lambda h=h: rfig.fit_figure(d.x, d.y, grid, d.true_fn(grid),
                                                 {f"{gauss}, h = {h:g}": nadaraya_watson(grid, d.x, d.y, "gaussian", h)
-                                                 .numpy()}, title=t("kr.fit_title", lang, dataset="D2L 11.2")
+                                                 .numpy()},
+                                                title=t("kr.fit_title", lang, dataset=t("dataset.d2l", lang))
                                                 + f", h = {h:g}", style=style, lang=lang)))
     out.append(("loo_cv", {"dataset": "d2l", "seed": seed, "kernel": "gaussian"},
                 lambda: rfig.loo_cv_figure(bws, {gauss: loo_cv_scores(d.x, d.y, "gaussian", bws).numpy()}, 0.5,

@@ -581,6 +581,9 @@ EN: dict[str, str] = {
     "lt.kv_run": "Time generation (a few seconds)",
     "lt.kv_run_help": "Times a randomly initialised causal model at several lengths; the result is kept for the "
                       "session.",
+    "spin.learn": "Fitting the bandwidth by gradient descent…",
+    "spin.param": "Training the attention layer…",
+    "spin.kv": "Timing generation with and without the cache…",
 }
 
 ZH: dict[str, str] = {
@@ -627,7 +630,7 @@ ZH: dict[str, str] = {
     "data.no_upload": "尚无可用的上传数据：各页面继续显示之前的数据集。",
     "data.your_data": "你的数据",
     "dataset.sine_mix": "正弦混合",
-    "dataset.d2l": "D2L 11.2",
+    "dataset.d2l": "D2L 第 11.2 节",
     "kernel.gaussian": "高斯核",
     "kernel.boxcar": "矩形核",
     "kernel.constant": "常数核",
@@ -662,7 +665,7 @@ ZH: dict[str, str] = {
     "fig.undefined": "（h 范围内没有训练点：无定义）",
     "fig.points_by_weight": "训练点（大小、颜色 = 权重）",
     "fig.estimate": "估计值 = {value}",
-    "fig.masked": "被掩盖（不可关注）",
+    "fig.masked": "被屏蔽（不可关注）",
     "fig.mask_pair_title": "注意力权重（行：查询位置，列：键位置）",
     "fig.key_pos": "键位置 j",
     "fig.query_pos": "查询位置 i",
@@ -684,7 +687,7 @@ ZH: dict[str, str] = {
     "fig.step": "步数",
     "fig.entropy_title": "各注意力头的熵（对查询取平均）",
     "fig.entropy_nats": "熵（奈特）",
-    "fig.layer_head": "第 {layer} 层，第 {head} 头",
+    "fig.layer_head": "层 {layer}，头 {head}",
     "fig.collapse_line": "0.1 奈特：坍缩阈值",
     "fig.maps_title": "固定的留出样例上的注意力图",
     "fig.key_position": "键位置",
@@ -710,8 +713,7 @@ ZH: dict[str, str] = {
                     "平均值是 0/0",
     "kr.kernels": "核函数",
     "kr.loo_header": "用留一交叉验证选择 h",
-    "kr.loo_text": "用其余所有点预测每个训练点，再对平方误差取平均。h 太小会追着噪声走，h 太大会把曲线压平。"
-                   "对紧支撑核，h 很小时会有点找不到任何邻居：这些带宽没有得分。",
+    "kr.loo_text": "用其余所有点预测每个训练点，再对平方误差取平均。h 太小会追着噪声走；h 太大会把曲线压平。对紧支撑核，h 很小时有的点在 h 范围内一个邻居也没有：这些带宽没有得分。",
     "kr.optimum": "留一交叉验证最优值",
     "kr.use_optimum": "使用最优值（h ≈ {h}）",
     "kr.silverman": "Silverman 法则",
@@ -781,7 +783,7 @@ ZH: dict[str, str] = {
     "sk.bias_help": "在点积 logits 上加 −‖kⱼ‖²/(2τ)。",
     "sk.norms": "键范数（最小 – 最大）",
     "sk.equal": "所有键的范数都是 √d = {r}：两个权重矩阵相差 {diff}，只是舍入误差。",
-    "sk.unequal": "键的范数不同，所以权重最多相差 {diff}；在 logits 上加上逐键偏置 −‖kⱼ‖²/(2τ) 后，两者又一致到 {fixed}。",
+    "sk.unequal": "键的范数不同，所以权重最多相差 {diff}；在 logits 上加上逐键偏置 −‖kⱼ‖²/(2τ) 后，两者的差别又降到 {fixed}。",
     "sk.gap_title": "只要键的范数不同，差距就出现",
     "sk.gap_x": "键范数的离散程度（0 = 所有键在球面上）",
     "sk.gap_y": "权重的最大绝对差（对数）",
@@ -828,13 +830,13 @@ ZH: dict[str, str] = {
     "sk.query": "查询",
     "sk.nw_gauss": "NW，高斯核，h = {h}",
     "sk.fits": "拟合结果",
-    "sk.notice": "- 离散程度为 0 时两张热力图相同到约 1e-16；增大离散程度后两者不同，但加上偏置 −‖kⱼ‖²/(2τ) 就恢复相等。\n"
+    "sk.notice": "- 离散程度为 0 时两张热力图只差约 1e-16（舍入误差）；增大离散程度后两者不同，但加上偏置 −‖kⱼ‖²/(2τ) 就恢复相等。\n"
                  "- σ = √τ：温度加倍，等价高斯核变宽 √2 倍。\n"
                  "- 点积注意力偏爱长的键（k 因子）：高斯核去掉的正是这个偏置。\n"
                  "- 小的 h 和小的 τ 对权重的作用相同：尖锐、低熵的行。",
     # --- 掩码页
     "mk.question": "**问题。** 因果模型不能让位置 i 看到 i 之后的位置；带填充的批次不能关注填充。掩码究竟该放在哪里？"
-                   "**放在 softmax 之前**：把被掩盖的 logits 设为 −∞，它们的权重恰好为 0，也不参与归一化。"
+                   "**放在 softmax 之前**：把被屏蔽的 logits 设为 −∞，它们的权重恰好为 0，也不参与归一化。"
                    "下面把这种正确做法（\"pre\"）和常见错误放在一起比较。",
     "mk.length": "序列长度 L",
     "mk.length_help": "2 到 32 个位置。",
@@ -849,10 +851,10 @@ ZH: dict[str, str] = {
     "mk.v_sdpa": "与 SDPA 一致",
     "mk.v_sdpa_diff": "与 SDPA 最多相差 {diff}",
     "mk.v_rows": "各行之和平均为 {mean}（最低 {low}），而正确的行和平均应为 {correct}",
-    "mk.v_mass": "在被掩盖的格子上放了 {mass} 的权重（各行相加）",
+    "mk.v_mass": "在被屏蔽的格子上放了 {mass} 的权重（各行相加）",
     "mk.v_leak": "**经由被屏蔽的{channel}泄漏**：扰动它会让不该看到它的输出变化 {leak}",
     "mk.v_no_leak": "没有泄漏",
-    "mk.v_grad": "梯度会流到被掩盖的 logits（最多 {g}）",
+    "mk.v_grad": "梯度会流到被屏蔽的 logits（最多 {g}）",
     "mk.rows_header": "行和与输出大小",
     "mk.rows_title": "每个查询的权重之和",
     "mk.rows_y": "行和（1 = 真正的平均）",
@@ -865,18 +867,18 @@ ZH: dict[str, str] = {
                        "e⁰）。",
     "mk.grad_header": "梯度",
     "mk.grad_text": "把固定的损失 Σ 输出·G（G 为随机矩阵）通过每种方式反向传播。热力图显示所选错误方式的 "
-                    "∂损失/∂logits；红色 × 标出被掩盖的格子。",
+                    "∂损失/∂logits；红色 × 标出被屏蔽的格子。",
     "mk.grad_title": "∂损失/∂logits，{mode}",
-    "mk.grad_masked": "被掩盖 logits 上的最大 |梯度|",
+    "mk.grad_masked": "被屏蔽 logits 上的最大 |梯度|",
     "mk.grad_diff": "max |梯度 − pre 的梯度|",
-    "mk.grad_notes": "- **pre**：被掩盖的 logits 是 −∞ 常数，没有梯度流到它们。\n"
-                     "- **post**：梯度经由归一化分母流入被掩盖的 logits：训练会去调整未来。\n"
-                     "- **post_renorm**：被掩盖的项在 softmax 与重新归一化之间相互抵消，所以前向结果和梯度都与 \"pre\" "
-                     "相同（至舍入误差）。但它仍要计算被掩盖位置的指数，当被掩盖的 logits 占主导时会在数值上失败："
-                     "在 float32 下，若被掩盖的 logits 比允许的大 120，\"pre\" 的行和为 {pre}，而 \"post_renorm\" "
+    "mk.grad_notes": "- **pre**：被屏蔽的 logits 是 −∞ 常数，没有梯度流到它们。\n"
+                     "- **post**：梯度经由归一化分母流入被屏蔽的 logits：训练会去调整未来。\n"
+                     "- **post_renorm**：被屏蔽的项在 softmax 与重新归一化之间相互抵消，所以前向结果和梯度都与 \"pre\" "
+                     "相同（至舍入误差）。但它仍要计算被屏蔽位置的指数，当被屏蔽的 logits 占主导时会在数值上失败："
+                     "在 float32 下，若被屏蔽的 logits 比允许的大 120，\"pre\" 的行和为 {pre}，而 \"post_renorm\" "
                      "的行和为 {renorm}（所有允许的权重在重新归一化之前就下溢了）。\n"
-                     "- **multiply_logits**：被掩盖的 logits 变成 0 而不是 −∞：被掩盖的键相对其他键仍有 e⁰ 的权重，"
-                     "它们的值直接流进输出。它在被掩盖 logits 上的梯度为 0（它们乘了 0），这恰好掩盖了这个错误。",
+                     "- **multiply_logits**：被屏蔽的 logits 变成 0 而不是 −∞：被屏蔽的键相对其他键仍有 e⁰ 的权重，"
+                     "它们的值直接流进输出。它在被屏蔽 logits 上的梯度为 0（它们乘了 0），这恰好掩盖了这个错误。",
     "mk.notice": "- “pre”和“post_renorm”在前向计算中都与 torch 的 `scaled_dot_product_attention`（SDPA，PyTorch "
                  "内置的注意力）在相同掩码下的结果一致，梯度也一致；“post_renorm”只在数值上不同：它仍要计算被屏蔽位置的指数，当被屏蔽的 logits 占主导时就会失效（见梯度一节）。\n- "
                  "完全被屏蔽的行（有效长度为 0）在“pre”中得到全零的权重和全零的输出，绝不会是 NaN。\n- 因果掩码的上三角在“pre”中严格为 "
@@ -884,10 +886,10 @@ ZH: dict[str, str] = {
     "masktype.causal": "因果",
     "masktype.padding": "填充",
     "masktype.causal + padding": "因果 + 填充",
-    "mode.pre": "在 softmax 之前掩码（被掩盖的 logits 设为 −∞）：正确",
-    "mode.post": "先 softmax，再把被掩盖的权重置零：行和 < 1，未来的键会泄漏",
+    "mode.pre": "在 softmax 之前掩码（被屏蔽的 logits 设为 −∞）：正确",
+    "mode.post": "先 softmax，再把被屏蔽的权重置零：行和 < 1，未来的键会泄漏",
     "mode.post_renorm": "softmax 后置零再重新归一化：前向结果等于 'pre'",
-    "mode.multiply_logits": "把 logits 乘以 0/1 掩码：被掩盖的 logits 变成 0 而不是 −∞",
+    "mode.multiply_logits": "把 logits 乘以 0/1 掩码：被屏蔽的 logits 变成 0 而不是 −∞",
     # --- 缩放页
     "sc.question": "**问题。** 注意力为什么计算 softmax(q·k / √d)，而不是 softmax(q·k)？当 q 和 k 的各分量独立服从 N(0, 1) 时，q·k 是 d 个方差为 "
                    "1 的乘积之和，所以 **Var(q·k) = d**：未缩放的 logits 随 √d 增长，头越宽，softmax 越接近独热。",
@@ -1053,6 +1055,9 @@ ZH: dict[str, str] = {
     "lt.schedule_text": "学习率在 {warmup} 步预热中线性上升，然后按余弦曲线衰减，到第 {total} 步降到原值的 {floor} 并保持；温度调度也在同样的 {total} 步内进行。",
     "lt.kv_run": "测量生成耗时（需要几秒）",
     "lt.kv_run_help": "在几个长度上为一个随机初始化的因果模型计时；结果在本次会话中保留。",
+    "spin.learn": "正在用梯度下降拟合带宽……",
+    "spin.param": "正在训练注意力层……",
+    "spin.kv": "正在测量有缓存与无缓存时的生成耗时……",
 }
 
 STRINGS = {"en": EN, "zh": ZH}

@@ -1,7 +1,8 @@
 """Headless training: ``python -m explorer.train --task reverse --steps 500 --seed 0 --out run.csv``.
 
 Writes one CSV row per step with the columns of ``Trainer.step`` (step, loss, accuracy, lr,
-temperature, entropy_l{l}_h{h}, maxw_l{l}_h{h}, headsim_l{l}). Progress goes to stderr. Bad
+temperature, entropy_l{l}_h{h}, maxw_l{l}_h{h}, prevtok_l{l}_h{h}, induction_l{l}_h{h}, headsim_l{l}).
+Settings not given take the task's own defaults (``Task.defaults``). Progress goes to stderr. Bad
 arguments print one line and exit with status 2.
 """
 
@@ -14,7 +15,7 @@ import time
 
 import torch
 
-from .training import TASKS, Trainer, make_task
+from .training import TASKS, Trainer
 
 
 class _Parser(argparse.ArgumentParser):
@@ -30,10 +31,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="CSV file to write")
     p.add_argument("--layers", type=int, default=None, help="1 to 4 (default: the task's)")
-    p.add_argument("--heads", type=int, default=2, help="1 to 8")
-    p.add_argument("--d-model", type=int, default=64, help="16 to 256, a multiple of --heads")
-    p.add_argument("--lr", type=float, default=3e-3)
-    p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--heads", type=int, default=None, help="1 to 8 (default: the task's)")
+    p.add_argument("--d-model", type=int, default=None, help="16 to 256, a multiple of --heads (default: the task's)")
+    p.add_argument("--lr", type=float, default=None, help="default: the task's")
+    p.add_argument("--warmup", type=int, default=None, help="default: the task's")
     p.add_argument("--seq-len", type=int, default=None)
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     return p
@@ -55,12 +56,10 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--steps must be from 1 to 1000000, got {args.steps}.")
         if args.device == "cuda" and not torch.cuda.is_available():
             raise ValueError("--device cuda was asked for, but torch sees no CUDA GPU here.")
-        task = make_task(args.task, args.seq_len)
-        overrides = {"n_heads": args.heads, "d_model": args.d_model}
-        if args.layers is not None:
-            overrides["n_layers"] = args.layers
-        trainer = Trainer(task.model_config(**overrides), task, lr=args.lr, warmup=args.warmup, seed=args.seed,
-                          device=args.device, total_steps=args.steps)
+        given = {"n_layers": args.layers, "n_heads": args.heads, "d_model": args.d_model, "lr": args.lr,
+                 "warmup": args.warmup, "seq_len": args.seq_len}
+        trainer = Trainer.for_task(args.task, seed=args.seed, device=args.device, total_steps=args.steps,
+                                   **{k: v for k, v in given.items() if v is not None})
         out = open(args.out, "w", newline="")
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)

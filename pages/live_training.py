@@ -238,7 +238,8 @@ else:
 if st.button(tr("lt.kv_run"), help=tr("lt.kv_run_help"), key="train.kv_run"):
     st.session_state["train.kv_shown"] = True
 if st.session_state.get("train.kv_shown"):
-    timing = cache.kv_timing(KV_LENGTHS)
+    with st.spinner(tr("spin.kv")):
+        timing = cache.kv_timing(KV_LENGTHS)
     show(kv_timing_figure(timing, lang=lang()), key="kv_timing")
     st.caption(tr("lt.kv_caption", **lessons.kv_summary(timing)))
 

@@ -146,7 +146,8 @@ def parametric_figures(name: str, n: int, noise: float, seed: int, hidden: int, 
     return rows, fits
 
 
-lb, fig_h, fig_loss = learned_figures(*ds, lang())
+with st.spinner(tr("spin.learn")):
+    lb, fig_h, fig_loss = learned_figures(*ds, lang())
 loo, no_loo = lb["loo"], lb["no_loo"]
 left, right = st.columns(2)
 with left:
@@ -161,7 +162,8 @@ c1, c2 = st.columns(2)
 c1.toggle(tr("sk.nw_form"), key="sk.nw_form", help=tr("sk.nw_form_help"))
 c2.slider(tr("sk.hidden"), 2, 16, key="sk.hidden", help=tr("sk.hidden_help"))
 nw_form = st.session_state["sk.nw_form"]
-fig_rows, fig_fits = parametric_figures(*ds, st.session_state["sk.hidden"], nw_form, lang())
+with st.spinner(tr("spin.param")):
+    fig_rows, fig_fits = parametric_figures(*ds, st.session_state["sk.hidden"], nw_form, lang())
 show(fig_rows, key="param_rows")
 show(fig_fits, key="param_fit")
 pf = cache.parametric_fit(*ds, st.session_state["sk.hidden"], nw_form)

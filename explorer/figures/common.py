@@ -10,7 +10,12 @@ import plotly.graph_objects as go
 from .style import HEAT_SCALE, NORMAL, PALETTE, Line, Style, figure, grid_axes, line_trace
 
 MAX_DISPLAY_CELLS = 250_000
-HOVER = "key %{x}<br>query %{y}<br>value %{z:.4g}<extra></extra>"
+
+
+def _hover(x_title: str, y_title: str, z_title: str) -> str:
+    """Hover text in the figure's own language: its axis and colour-bar titles name the three numbers."""
+    esc = [s.replace("%", "%%") for s in (x_title, y_title, z_title)]
+    return f"{esc[0]}: %{{x}}<br>{esc[1]}: %{{y}}<br>{esc[2]}: %{{z:.4g}}<extra></extra>"
 
 
 def downsample(z: np.ndarray, rows: np.ndarray, cols: np.ndarray, max_cells: int = MAX_DISPLAY_CELLS):
@@ -42,7 +47,8 @@ def heatmap(z: np.ndarray, x: Sequence | None, y: Sequence | None, title: str, x
     z = np.asarray(z, dtype=float)
     trace = {"type": "heatmap", "z": z, "x": x, "y": y, "zmin": zmin,
              "zmax": zmax if zmax is not None else float(np.nanmax(z)), "colorscale": colorscale,
-             "colorbar": {"title": {"text": colorbar_title}}, "hovertemplate": HOVER}
+             "colorbar": {"title": {"text": colorbar_title}},
+             "hovertemplate": _hover(x_title, y_title, colorbar_title)}
     return figure([trace, *extra_traces], title, x_title, y_title, style, height, reverse_y=reverse_y)
 
 
@@ -63,7 +69,7 @@ def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence 
     for i, m in enumerate(mats):
         xr, yr = refs[i]
         traces.append({"type": "heatmap", "z": np.asarray(m, dtype=float), "x": x, "y": y, "coloraxis": "coloraxis",
-                       "xaxis": xr, "yaxis": yr, "hovertemplate": HOVER})
+                       "xaxis": xr, "yaxis": yr, "hovertemplate": _hover(x_title, y_title, colorbar_title)})
         for t in (extra_traces[i] if i < len(extra_traces) else ()):
             traces.append({**t, "xaxis": xr, "yaxis": yr})
     layout = {**axes, "coloraxis": {"colorscale": HEAT_SCALE, "cmin": 0.0, "cmax": zmax,

@@ -116,7 +116,7 @@ def _subsample(x: np.ndarray, y: np.ndarray):
     return x[idx], y[idx]
 
 
-@st.cache_data(max_entries=32, show_spinner="Fitting the bandwidth by gradient descent…")
+@st.cache_data(max_entries=32, show_spinner=False)   # pages show spin.learn
 def learned_bandwidth(name: str, n: int, noise: float, seed: int) -> dict:
     d = dataset(name, n, noise, seed)
     x, y = _subsample(d["x"], d["y"])
@@ -126,7 +126,7 @@ def learned_bandwidth(name: str, n: int, noise: float, seed: int) -> dict:
             "optimum": regression.select_bandwidth(x, y, "gaussian")}
 
 
-@st.cache_data(max_entries=32, show_spinner="Training the attention layer…")
+@st.cache_data(max_entries=32, show_spinner=False)   # pages show spin.param
 def parametric_fit(name: str, n: int, noise: float, seed: int, hidden: int, nw_form: bool = True) -> dict:
     d = dataset(name, n, noise, seed)
     x, y = _subsample(d["x"], d["y"])
@@ -171,7 +171,7 @@ def scaling_samples(d: int, seed: int) -> dict:
             "scaled": scaling.logit_samples(d, 64, True, seed).numpy()}
 
 
-@st.cache_data(max_entries=4, show_spinner="Timing generation with and without the cache…")
+@st.cache_data(max_entries=4, show_spinner=False)   # pages show spin.kv
 def kv_timing(lengths: tuple[int, ...], seed: int = 0) -> list:
     from ..training.model import cache_timing
 

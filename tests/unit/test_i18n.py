@@ -2,6 +2,8 @@
 
 import re
 
+import numpy as np
+
 from explorer.i18n import EN, STRINGS, ZH, t
 from tests.conftest import ROOT
 
@@ -63,3 +65,37 @@ def test_dynamic_key_families_are_complete():
 def test_t_fills_placeholders_and_falls_back_to_english():
     assert t("kr.use_optimum", "zh", h="0.23") == "使用最优值（h ≈ 0.23）"
     assert t("kr.use_optimum", "xx", h="0.23") == "Use the optimum (h ≈ 0.23)"
+
+
+def test_chinese_wording():
+    """Masked is 被屏蔽 (not 被掩盖, which means concealed); layers and heads read 层 0 / 头 0; no literal
+    translations of "agree to" or of a hard max."""
+    from explorer.i18n import ZH
+    text = "\n".join(ZH.values())
+    for wrong in ("被掩盖", "第 {layer} 层", "第 {head} 头", "一致到", "相同到", "鼓包", "硬最大值", "会有点找不到"):
+        assert wrong not in text, wrong
+    assert "被屏蔽" in ZH["fig.masked"]
+
+
+def test_heatmap_hover_text_follows_the_language():
+    from explorer.figures.common import heatmap
+    fig = heatmap(np.eye(3), None, None, "t", t("fig.key_pos", "zh"), t("fig.query_pos", "zh"),
+                  colorbar_title=t("fig.weight", "zh"))
+    hover = fig.data[0].hovertemplate
+    assert t("fig.key_pos", "zh") in hover and "key" not in hover and "value" not in hover
+
+
+def test_chinese_pages_show_no_english_task_names_or_spinners():
+    from streamlit import config
+
+    config.set_option("runner.magicEnabled", False)
+    from tests.app.helpers import page
+    at = page("live_training")
+    at.session_state["ui.lang"] = "zh"
+    at.run()
+    select = at.selectbox(key="train.task")
+    from explorer.training import TASKS
+    assert list(select.options) == [t(f"taskname.{k}", "zh") for k in TASKS]
+    assert all(t(f"taskname.{k}", "zh") != k for k in ("reverse", "induction", "sort"))
+    src = (ROOT / "explorer" / "ui" / "cache.py").read_text()
+    assert "show_spinner=\"" not in src               # spinner sentences come from the catalogue
