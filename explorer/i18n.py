@@ -244,9 +244,10 @@ EN: dict[str, str] = {
     "sk.tau_x": "temperature τ (log scale)",
     "sk.fraction": "fraction (0 to 1)",
     "sk.h_title": "NW weights on the data as h sweeps",
-    "sk.temp_text": "Small τ (small h): each query puts nearly all its weight on one key (spiky, entropy → 0). "
-                    "Large τ (large h): the weights flatten to uniform (entropy → log N). The temperature plays "
-                    "the role of h² for the Gaussian kernel: σ = √τ.",
+    "sk.temp_text": "Small τ (and small h): rows turn spiky, towards one key: at the left end of each sweep the "
+                    "mean max weight is {mw_tau} (τ = {tau_lo}) and {mw_h} (h = {h_lo}). Large τ (large h): the "
+                    "weights flatten to uniform, entropy → log N. The temperature plays the role of h² for the "
+                    "Gaussian kernel: σ = √τ.",
     "sk.topk": "Top-k sparse attention",
     "sk.k_top": "Keys kept per query k_top",
     "sk.k_top_help": "1 to N = {n}. k_top = N is dense attention.",
@@ -795,8 +796,8 @@ ZH: dict[str, str] = {
     "sk.tau_x": "温度 τ（对数刻度）",
     "sk.fraction": "比例（0 到 1）",
     "sk.h_title": "h 变化时数据上的 NW 权重",
-    "sk.temp_text": "τ 小（h 小）：每个查询几乎把全部权重给一个键（尖锐，熵 → 0）。τ 大（h 大）：权重趋于均匀"
-                    "（熵 → log N）。对高斯核而言，温度扮演 h² 的角色：σ = √τ。",
+    "sk.temp_text": "τ 小（h 小）时：各行变得尖锐，趋向只关注一个键：在两条扫描曲线的左端，平均最大权重分别为 {mw_tau}（τ = {tau_lo}）和 {mw_h}（h = "
+                    "{h_lo}）。τ 大（h 大）时：权重趋于均匀，熵 → log N。对高斯核而言，温度扮演 h² 的角色：σ = √τ。",
     "sk.topk": "Top-k 稀疏注意力",
     "sk.k_top": "每个查询保留的键数 k_top",
     "sk.k_top_help": "1 到 N = {n}。k_top = N 就是稠密注意力。",

@@ -62,7 +62,9 @@ def _task_defaults(name: str) -> dict:
             "train.seq_len": d.seq_len, "train.mlp": d.with_mlp, "train.lr": d.lr, "train.warmup": d.warmup}
 
 
-init_state({"train.task": "reverse", **_task_defaults("reverse"), "train.seed": 0,
+# a task that arrives in a link brings its own defaults for every setting the link does not give
+_first_task = st.session_state.get("train.task", "reverse")
+init_state({"train.task": _first_task, **_task_defaults(_first_task), "train.seed": 0,
             "train.temp_kind": "constant", "train.temp_start": 1.0, "train.temp_end": 1.0,
             "train.running": False, "train.chunk": 5})
 

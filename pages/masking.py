@@ -16,6 +16,10 @@ from explorer.ui.urlstate import Param, publish, restore
 
 TOL = 1e-9
 WRONG_MODES = [m for m in MASK_MODES if m != "pre"]
+# "pre" is drawn last, thick and solid, so that the modes equal to it (dashed, dotted) never hide it
+DRAW_ORDER = [*WRONG_MODES, "pre"]
+DASHES = {"post": "solid", "post_renorm": "dash", "multiply_logits": "dot", "pre": "solid"}
+COLOURS = {"pre": "#2ca02c", "post": "#d62728", "post_renorm": "#1f77b4", "multiply_logits": "#ff7f0e"}
 
 keep_shared_state()
 PARAMS = [Param("mask.length", "int", lo=2, hi=32), Param("mask.d", "int", lo=1, hi=256),
@@ -77,11 +81,11 @@ st.subheader(tr("mk.rows_header"))
 pos = np.arange(length)
 left, right = st.columns(2)
 with left:
-    show(lines(pos, {m: ex[f"{m}.row_sum"] for m in MASK_MODES}, tr("mk.rows_title"), tr("fig.query_pos"),
-               tr("mk.rows_y"), mode="lines+markers", height=360, dashes={"post_renorm": "dash"}), key="row_sums")
+    show(lines(pos, {m: ex[f"{m}.row_sum"] for m in DRAW_ORDER}, tr("mk.rows_title"), tr("fig.query_pos"),
+               tr("mk.rows_y"), mode="lines+markers", height=360, dashes=DASHES, colors=COLOURS), key="row_sums")
 with right:
-    show(lines(pos, {m: ex[f"{m}.output_norm"] for m in MASK_MODES}, tr("mk.norm_title"), tr("fig.query_pos"),
-               tr("mk.norm_y"), mode="lines+markers", height=360, dashes={"post_renorm": "dash"}), key="output_norms")
+    show(lines(pos, {m: ex[f"{m}.output_norm"] for m in DRAW_ORDER}, tr("mk.norm_title"), tr("fig.query_pos"),
+               tr("mk.norm_y"), mode="lines+markers", height=360, dashes=DASHES, colors=COLOURS), key="output_norms")
 st.markdown(tr("mk.rows_text"))
 
 st.subheader(tr("mk.leak_header"))

@@ -80,7 +80,7 @@ with explanation("ui.what_to_notice"):
     norms = cache.scaling_key_norms(d, seed)
     st.markdown(tr("sc.notice", std128=f"{un.set_index('d').loc[128, 'logit_std']:.1f}",
                    lo=f"{summary['scaled_std'][0]:.2f}", hi=f"{summary['scaled_std'][1]:.2f}",
-                   d_half=summary["d_half"] or "—", mw=f"{summary['mw_half']:.2f}",
+                   d_half=summary["d_half"] or "—", mw=f"{summary['mw_half']:.3f}",
                    mw_lo=f"{summary['scaled_maxw'][0]:.3f}", mw_hi=f"{summary['scaled_maxw'][1]:.3f}",
                    d=d, kmin=f"{norms[0]:.1f}", kmax=f"{norms[1]:.1f}", sqrt_d=f"{math.sqrt(d):.1f}"))
     st.latex(r"\operatorname{Var}(q\cdot k) = \sum_{m=1}^{d}\operatorname{Var}(q_m k_m) = d"

@@ -92,7 +92,8 @@ with right:
     series = {tr("sk.entropy_frac"): nw["entropy"] / log_nd, tr("sk.max_weight"): nw["max_weight"]}
     show(lines(nw["bandwidth"], series, tr("sk.h_title"), tr("sk.h_axis"), tr("sk.fraction"), log_x=True,
                vlines=[(st.session_state["nw.bandwidth"], tr("fig.current_h"))], height=360), key="h_sweep")
-st.markdown(tr("sk.temp_text"))
+st.markdown(tr("sk.temp_text", mw_tau=f"{sweep['max_weight'].iloc[0]:.2f}", tau_lo=f"{sweep['tau'].iloc[0]:g}",
+               mw_h=f"{nw['max_weight'].iloc[0]:.2f}", h_lo=f"{nw['bandwidth'].iloc[0]:g}"))
 
 st.subheader(tr("sk.topk"))
 st.slider(tr("sk.k_top"), 1, n_keys, key="sk.k_top", help=tr("sk.k_top_help", n=n_keys))

@@ -54,5 +54,6 @@ def leak_bars(modes: Sequence[str], leaks: dict[str, Sequence[float]], tol: floa
                        "textposition": "outside"})
     fig = figure(traces, t("fig.leak_title", lang), t("fig.leak_x", lang), t("fig.leak_y", lang), style,
                  height=380)
-    fig.update_layout(barmode="group")
+    fig.update_layout(barmode="group", showlegend=True, legend={"orientation": "h", "y": -0.3, "x": 0.0},
+                      margin_b=110, height=fig.layout.height + 40)
     return fig

@@ -53,12 +53,24 @@ def say(text_or_error: Any) -> str:
     return message.in_lang(lang()) if isinstance(message, Message) else str(text_or_error)
 
 
+def _leave_pages_directory_mode() -> None:
+    """A fresh server whose first request is a link to a page (``/masking``) runs that page's script on its
+    own, the old pages/-directory way, because the process-wide switch Streamlit keeps for it is only turned
+    off by the first ``st.navigation`` call (app.py's): no page config, no language control, a flat nav.
+    Turn the switch off and rerun, so app.py runs and routes the link."""
+    from streamlit.runtime.pages_manager import PagesManager
+    if PagesManager.uses_pages_directory and st.runtime.exists():
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def keep_shared_state() -> None:
     """Initialise the cross-page keys and stop Streamlit from dropping them between pages.
 
     Call it once per run, before any widget is drawn (app.py does; so does each page, so that a
     page also works when run on its own, as in the AppTest suite).
     """
+    _leave_pages_directory_mode()
     init_state(SHARED_DEFAULTS)
     if "ui.lecture" not in st.session_state:             # ?lecture=1 turns lecture mode on
         st.session_state["ui.lecture"] = st.query_params.get("lecture", "0") in ("1", "true", "yes")

@@ -1,5 +1,6 @@
 """A real Streamlit server and a real headless Chromium (Debian's, never Playwright's download)."""
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -29,40 +30,48 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def server_url():
+@contextlib.contextmanager
+def streamlit_server(log_name: str = "server.log"):
+    """A fresh ``streamlit run app.py`` on a free loopback port; yields its base URL."""
     port = _free_port()
     env = dict(os.environ, EXPLORER_DEVICE="cpu")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for old in ARTIFACTS.glob("*.png"):
-        old.unlink()
-    log = open(ARTIFACTS / "server.log", "w")
+    log = open(ARTIFACTS / log_name, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
          "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none", "--server.runOnSave", "false"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                if resp.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.3)
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited early; see {ARTIFACTS / 'server.log'}")
-    else:
-        proc.kill()
-        raise RuntimeError("streamlit did not become healthy within 60 s")
-    yield url
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.3)
+            if proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited early; see {ARTIFACTS / log_name}")
+        else:
+            raise RuntimeError("streamlit did not become healthy within 60 s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def server_url():
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in ARTIFACTS.glob("*.png"):
+        old.unlink()
+    with streamlit_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

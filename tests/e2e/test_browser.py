@@ -56,6 +56,11 @@ def test_every_page_renders_and_survives_a_slider_move(page, server_url):
         page.wait_for_selector(CHART)
         wait_idle(page)
         assert_page_ok(page, title)
+        page.evaluate("document.fonts.ready")
+        page.set_viewport_size({"width": 1400, "height": 7000})      # the whole page, to read against its text
+        wait_idle(page)
+        page.screenshot(path=str(ARTIFACTS / f"defaults_{slug}.png"), full_page=True)
+        page.set_viewport_size({"width": 1400, "height": 2400})
         slider = page.locator(MAIN_SLIDER).first
         assert slider.count(), f"no slider on {title}"
         before = slider.get_attribute("aria-valuetext")
@@ -78,19 +83,33 @@ def open_and_press(page, url, button):
 
 
 def test_preset_button_moves_the_bandwidth(page, server_url):
-    open_and_press(page, server_url, "h = 10")
-    assert page.locator(MAIN_SLIDER).first.get_attribute("aria-valuetext") == "10"
+    open_and_press(page, server_url, "h = 5")
+    assert page.locator(MAIN_SLIDER).first.get_attribute("aria-valuetext") == "5"
     assert page.locator('[data-testid="stException"]').count() == 0
-    page.screenshot(path=str(ARTIFACTS / "kernel_regression_h10.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "kernel_regression_h5.png"), full_page=True)
 
 
 def test_bandwidth_is_shared_between_pages(page, server_url):
-    open_and_press(page, server_url, "h = 0.05")
+    open_and_press(page, server_url, "h = 0.01")
     page.locator('[data-testid="stSidebarNav"] a', has_text="Attention heatmap").click()
     page.wait_for_selector('[data-testid="stMain"] h1:has-text("Attention heatmap")')
     wait_idle(page)
     bandwidth = page.locator('[data-testid="stMain"] [data-testid="stSlider"]', has_text="Bandwidth h")
-    assert bandwidth.locator('input[type="range"]').get_attribute("aria-valuetext") == "0.05"
+    assert bandwidth.locator('input[type="range"]').get_attribute("aria-valuetext") == "0.01"
+
+
+def test_every_page_at_its_defaults_in_chinese_lecture_mode(page, server_url):
+    """Screenshots of every page at its defaults in 中文 and lecture mode at a projector's 1280 × 720."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    for _, href in nav_links(page, server_url):
+        slug = href.rstrip("/").rsplit("/", 1)[-1].lower() or "home"
+        slug = "home" if slug.startswith("127.0.0.1") else re.sub(r"[^a-z0-9]+", "_", slug)
+        page.goto(href + ("&" if "?" in href else "?") + "lang=zh&lecture=1")
+        page.wait_for_selector(CHART)
+        wait_idle(page)
+        assert_page_ok(page, slug)
+        page.evaluate("document.fonts.ready")
+        page.screenshot(path=str(ARTIFACTS / f"zh_lecture_{slug}.png"), full_page=True)
 
 
 def test_live_training_runs_and_pauses(page, server_url):
@@ -145,3 +164,56 @@ def test_chinese_lecture_mode_and_the_export_control(page, server_url):
         csv_button.click()
     header, *rows = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
     assert header.startswith("trace,") and len(rows) > 100, (header, len(rows))
+
+
+def _train_in_browser(page, url, steps: int, shot: str) -> int:
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stMain"] h1')
+    wait_idle(page)
+    page.get_by_role("button", name=re.compile("^(Start|开始)$")).click()
+    page.locator('[data-testid="stPlotlyChart"]').nth(2).wait_for()
+    step = page.locator('[data-testid="stMetric"]').first.locator('[data-testid="stMetricValue"]')
+    deadline = time.time() + 120
+    while int(step.inner_text()) < steps and time.time() < deadline:
+        time.sleep(0.5)
+    page.get_by_role("button", name=re.compile("^(Pause|暂停)$")).click()
+    wait_idle(page)
+    time.sleep(2)
+    wait_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.set_viewport_size({"width": 1400, "height": 5200})
+    wait_idle(page)
+    page.evaluate("document.fonts.ready")
+    page.screenshot(path=str(ARTIFACTS / shot), full_page=True)
+    page.set_viewport_size({"width": 1400, "height": 2400})
+    return int(step.inner_text())
+
+
+def test_induction_heads_form_in_the_browser(page, server_url):
+    """The induction task at its defaults, trained from the page: the score table shows a previous-token
+    head in layer 0 and an induction head in layer 1 (screenshot saved for reading against the text)."""
+    done = _train_in_browser(page, server_url + "/live_training?train.task=induction", 500,
+                             "live_training_induction.png")
+    assert done >= 500
+    table = page.locator('[data-testid="stDataFrame"]').first
+    table.wait_for()
+    assert page.locator('[data-testid="stAlert"]', has_text="diverging").count() == 0
+
+
+def test_sine_icl_in_chinese(page, server_url):
+    _train_in_browser(page, server_url + "/live_training?train.task=sine_icl&lang=zh", 400,
+                      "live_training_sine_icl_zh.png")
+
+
+def test_a_link_to_a_page_is_the_first_request_of_a_fresh_server(page):
+    """The first request a new server gets is a shared link to a page: the app's navigation, language control
+    and the page itself appear (not the bare script of pages/ with a flat file-name nav)."""
+    from tests.e2e.conftest import streamlit_server
+    with streamlit_server("server_fresh.log") as url:
+        page.goto(url + "/masking?mask.kind=padding")
+        page.wait_for_selector('[data-testid="stMain"] h1:has-text("Masking")')
+        wait_idle(page)
+        nav = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
+        assert any("Kernel regression" in n for n in nav) and not any(n.strip() == "app" for n in nav), nav
+        assert page.locator('[data-testid="stSidebar"]', has_text="Language").count() == 1
+        assert page.locator('[data-testid="stMain"]').get_by_text("padding", exact=True).count() >= 1

@@ -197,3 +197,22 @@ def test_kv_caption_quotes_the_measured_rows():
     s = lessons.kv_summary(rows)
     assert s == {"s0": 32, "s1": 512, "growth": "16", "cache_ratio": "3.0", "no_cache_ratio": "20.0"}
     assert "3.0×" in t("lt.kv_caption", **s) and "20.0×" in t("lt.kv_caption", **s)
+
+
+def test_a_task_in_a_link_loads_its_defaults():
+    """watch.induction holds for the settings a shared link to the task shows: its own defaults."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+    at = AppTest.from_file(str(ROOT / "pages" / "live_training.py"), default_timeout=60)
+    at.query_params["train.task"] = "induction"
+    at.run()
+    assert_clean(at)
+    d = TASKS["induction"].defaults
+    assert (at.session_state["train.layers"], at.session_state["train.seq_len"], at.session_state["train.lr"]) == \
+        (d.n_layers, d.seq_len, d.lr)
+    at.query_params["train.layers"] = "1"          # a setting the link does give wins
+    at2 = AppTest.from_file(str(ROOT / "pages" / "live_training.py"), default_timeout=60)
+    at2.query_params.update({"train.task": "induction", "train.layers": "1"})
+    at2.run()
+    assert at2.session_state["train.layers"] == 1 and at2.session_state["train.seq_len"] == d.seq_len

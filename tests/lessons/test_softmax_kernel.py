@@ -81,6 +81,9 @@ def test_temperature_and_bandwidth_sweeps():
                                  bridge.log_grid(0.01, 20, 41))
     assert nw["max_weight"].iloc[0] > 0.6 and nw["entropy"].iloc[-1] > 0.99 * math.log(200)
     assert np.all(np.diff(sw["entropy"]) > -1e-12) and np.all(np.diff(nw["entropy"]) > -1e-12)
+    at = page("softmax_kernel")
+    text = next(m.value for m in at.markdown if m.value.startswith("Small τ"))
+    assert f"{sw['max_weight'].iloc[0]:.2f} (τ = 0.01)" in text and f"{nw['max_weight'].iloc[0]:.2f} (h = 0.01)" in text
 
 
 def test_topk_text():
