@@ -216,4 +216,4 @@ def test_a_link_to_a_page_is_the_first_request_of_a_fresh_server(page):
         nav = page.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
         assert any("Kernel regression" in n for n in nav) and not any(n.strip() == "app" for n in nav), nav
         assert page.locator('[data-testid="stSidebar"]', has_text="Language").count() == 1
-        assert page.locator('[data-testid="stMain"]').get_by_text("padding", exact=True).count() >= 1
+        assert "mask.kind=padding" in page.url          # the page published the linked value back, not causal
