@@ -114,8 +114,9 @@ def wrong_widths(d: int, tau: float) -> dict:
 SCORE_WINDOW = 10     # the score table averages each head's metrics over the last 10 steps
 
 
-def score_table(history, n_layers: int, n_heads: int, lang: str = "en"):
-    """One row per head: mean entropy, previous-token and induction score over the last steps."""
+def score_table(history, n_layers: int, n_heads: int, lang: str = "en", scores: bool = True):
+    """One row per head: mean entropy and (``scores``: token tasks) the previous-token and induction scores
+    over the last steps."""
     import pandas as pd
 
     from .i18n import t
@@ -123,10 +124,12 @@ def score_table(history, n_layers: int, n_heads: int, lang: str = "en"):
     rows = []
     for layer in range(n_layers):
         for h in range(n_heads):
-            rows.append({t("lt.col_head", lang): t("fig.layer_head", lang, layer=layer, head=h),
-                         t("lt.col_entropy", lang): round(float(tail[f"entropy_l{layer}_h{h}"].mean()), 3),
-                         t("lt.col_prevtok", lang): round(float(tail[f"prevtok_l{layer}_h{h}"].mean()), 3),
-                         t("lt.col_induction", lang): round(float(tail[f"induction_l{layer}_h{h}"].mean()), 3)})
+            row = {t("lt.col_head", lang): t("fig.layer_head", lang, layer=layer, head=h),
+                   t("lt.col_entropy", lang): round(float(tail[f"entropy_l{layer}_h{h}"].mean()), 3)}
+            if scores:
+                row[t("lt.col_prevtok", lang)] = round(float(tail[f"prevtok_l{layer}_h{h}"].mean()), 3)
+                row[t("lt.col_induction", lang)] = round(float(tail[f"induction_l{layer}_h{h}"].mean()), 3)
+            rows.append(row)
     return pd.DataFrame(rows)
 
 

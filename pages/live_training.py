@@ -197,8 +197,10 @@ def live_view():
             show(loss_figure(df, task.regression, lang=lang(), noise_floor=floor), key="loss")
         with right:
             show(entropy_figure(df, cfg.n_layers, cfg.n_heads, task.entropy_ceiling(), lang=lang()), key="entropy")
-        st.dataframe(lessons.score_table(df, cfg.n_layers, cfg.n_heads, lang()), hide_index=True)
-        st.caption(tr("lt.scores_caption"))
+        st.dataframe(lessons.score_table(df, cfg.n_layers, cfg.n_heads, lang(), scores=not task.regression),
+                     hide_index=True)
+        if not task.regression:
+            st.caption(tr("lt.scores_caption"))
     if task.regression:
         ex = trainer.example_predictions()
         icl = lessons.icl_view(ex, [m.numpy() for m in maps])

@@ -93,8 +93,8 @@ def schedule_figure(steps: np.ndarray, lr: np.ndarray, temperature: np.ndarray, 
     refs = [Line(current, t("fig.now", lang), "x")]
     return figure(traces, t("fig.schedule_title", lang), t("fig.step", lang), t("fig.lr", lang), style,
                   height=300, lines=refs,
-                  layout={"yaxis2": {"title": {"text": t("fig.temperature", lang)}, "overlaying": "y",
-                                     "side": "right", "rangemode": "tozero", "showgrid": False}})
+                  layout={"yaxis2": {"overlaying": "y", "side": "right", "rangemode": "tozero", "showgrid": False,
+                                     "nticks": 4}})
 
 
 def kv_timing_figure(rows, style: Style = NORMAL, lang: str = "en") -> go.Figure:
