@@ -20,6 +20,7 @@ import math
 import torch
 
 from ._checks import as_tensor, common, positive_number
+from .fastsum import FAST_KERNELS, kernel_sums
 from .kernels import Kernel, equivalent_bandwidth, get_kernel
 
 MAX_DENSE_CELLS = 25_000_000   # nw_weights refuses M x N above this (100 MB of float32 per copy)
@@ -102,7 +103,8 @@ def nw_weights(x_query, x_train, kernel: str = "gaussian", bandwidth: float = 0.
     return _normalise(scores, is_log)
 
 
-METHODS = ("auto", "direct", "rank2", "sdpa")
+METHODS = ("auto", "direct", "rank2", "sdpa", "fast")
+FAST_MIN_CELLS = 20_000        # below this many query x training pairs the dense paths are as quick
 
 
 def nadaraya_watson(x_query, x_train, y_train, kernel: str = "gaussian", bandwidth: float = 0.5,
@@ -119,13 +121,21 @@ def nadaraya_watson(x_query, x_train, y_train, kernel: str = "gaussian", bandwid
         the nearest training point), then exp and a product with [y, 1].
       - ``"sdpa"`` (Gaussian only): the same rewrite handed to torch's fused
         ``scaled_dot_product_attention`` with q = [x/h², 1], k = [x_i, -x_i²/(2h²)], scale 1.
-      - ``"auto"``: Gaussian on CPU -> rank2, on CUDA -> sdpa, when the rewrite is accurate in the
-        input's dtype (it loses precision when (|x|/h)² is large); otherwise direct.
+      - ``"fast"`` (Gaussian, boxcar, Epanechnikov, triangular, Laplace): the one-dimensional sums of
+        ``explorer.fastsum``, which touch a few boxes of sorted training points per query instead of all
+        of them (exact for the compact kernels and Laplace, a fast Gauss transform with a proven bound
+        for the Gaussian); queries outside its error bound are recomputed by ``"direct"``.
+      - ``"auto"``: on CPU, ``"fast"`` for those kernels once M x N reaches ``FAST_MIN_CELLS``; else the
+        Gaussian goes to rank2 (CPU) or sdpa (CUDA) when the rewrite is accurate in the input's dtype
+        (it loses precision when (|x|/h)² is large); everything else to direct.
     ``chunk_size`` (training points per chunk of the direct path) is chosen automatically when None.
     """
     kern, h, (xt, xq, yt) = _inputs(x_query, x_train, y_train, kernel, bandwidth)
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}.")
+    method = _choose_method(method, kern, xq, xt, chunk_size)
+    if method == "fast":
+        return _nw_fast(kern, h, xq, xt, yt)
     if method != "direct" and kern.name == "gaussian":
         if method == "auto":
             if chunk_size is None and _rewrite_is_accurate(xq, xt, h):
@@ -139,6 +149,26 @@ def nadaraya_watson(x_query, x_train, y_train, kernel: str = "gaussian", bandwid
     elif method in ("rank2", "sdpa"):
         raise ValueError(f"method={method!r} is for the Gaussian kernel only; got kernel {kern.name!r}.")
     return _nw_streaming(kern, h, xq, xt, yt, chunk_size)
+
+
+def _choose_method(method: str, kern: Kernel, xq, xt, chunk_size) -> str:
+    """``method`` itself, or for "auto" the fast one-dimensional sums where they apply and pay off;
+    "auto" is left for the Gaussian rewrite choice below otherwise."""
+    if method == "fast" and kern.name not in FAST_KERNELS:
+        raise ValueError(f"method='fast' is for the kernels {', '.join(FAST_KERNELS)}; got {kern.name!r}.")
+    if (method == "auto" and chunk_size is None and kern.name in FAST_KERNELS and xt.device.type == "cpu"
+            and xq.shape[0] * xt.shape[0] >= FAST_MIN_CELLS and xt.shape[0] >= 2):
+        return "fast"
+    return method
+
+
+def _nw_fast(kern: Kernel, h: float, xq, xt, yt) -> torch.Tensor:
+    """The fast sums; the queries they cannot vouch for are recomputed exactly."""
+    est, trusted = kernel_sums(kern, h, xq, xt, yt)
+    if not bool(trusted.all()):
+        rows = torch.nonzero(~trusted).flatten()
+        est[rows] = _nw_streaming(kern, h, xq[rows], xt, yt)
+    return torch.where(torch.isnan(est), est, est.clamp(yt.min(), yt.max()))
 
 
 def _rewrite_is_accurate(xq, xt, h) -> bool:
@@ -272,14 +302,25 @@ def nadaraya_watson_loop(x_query, x_train, y_train, kernel: str = "gaussian",
 
 
 # --------------------------------------------------------------------------- bandwidth selection
-def loo_cv_scores(x, y, kernel: str = "gaussian", bandwidths=None) -> torch.Tensor:
+LOO_METHODS = ("auto", "fast", "direct")
+
+
+def loo_cv_scores(x, y, kernel: str = "gaussian", bandwidths=None, *, method: str = "auto") -> torch.Tensor:
     """Leave-one-out mean squared error for each bandwidth, shape (len(bandwidths),).
 
     Each point is predicted from all the others (the kernel matrix's diagonal is excluded). A
     bandwidth at which some point has no other point within reach of a compact kernel scores inf.
+    ``method``: "fast" (the sums of ``explorer.fastsum``), "direct" (dense rows), or "auto" (fast where
+    it applies, see ``loo_predictions``).
     """
     kern, _, (xt, _xq, yt) = _inputs(x, x, y, kernel, 1.0)
-    return _loo_scores(kern, xt, yt, _bandwidth_list(bandwidths))
+    return _loo_scores(kern, xt, yt, _bandwidth_list(bandwidths), _loo_method(method))
+
+
+def _loo_method(method: str) -> str:
+    if method not in LOO_METHODS:
+        raise ValueError(f"method must be one of {', '.join(LOO_METHODS)}; got {method!r}.")
+    return method
 
 
 def _bandwidth_list(bandwidths) -> list[float]:
@@ -291,25 +332,39 @@ def _bandwidth_list(bandwidths) -> list[float]:
     return [positive_number(b, "each bandwidth") for b in values]
 
 
-def _loo_scores(kern, xt, yt, hs: list[float]) -> torch.Tensor:
+def _loo_scores(kern, xt, yt, hs: list[float], method: str = "auto") -> torch.Tensor:
     if xt.shape[0] < 2:
         raise ValueError("leave-one-out needs at least 2 training points.")
     scores = []
     for h in hs:
-        pred = loo_predictions(kern, h, xt, yt)
+        pred = loo_predictions(kern, h, xt, yt, method)
         scores.append(math.inf if bool(torch.isnan(pred).any()) else float(((pred - yt) ** 2).mean()))
     return torch.tensor(scores, dtype=xt.dtype, device=xt.device)
 
 
-def loo_predictions(kern: Kernel, h: float, xt: torch.Tensor, yt: torch.Tensor) -> torch.Tensor:
+def loo_predictions(kern: Kernel, h: float, xt: torch.Tensor, yt: torch.Tensor,
+                    method: str = "auto") -> torch.Tensor:
     """Each training point predicted from all the others (NaN where it has no neighbour in reach).
 
-    For the Gaussian kernel this uses the exact shortcut: with the full sums over all points
+    ``"fast"`` (and ``"auto"`` on CPU for N² >= ``FAST_MIN_CELLS``) takes the one-dimensional sums of
+    ``explorer.fastsum`` for the kernels it has, each point leaving its own term K(0) = 1 out, and
+    recomputes directly the points outside its error bound. Otherwise, for the Gaussian kernel, the
+    exact shortcut: with the full sums over all points
     S_i = Σ_j K_ij y_j and Z_i = Σ_j K_ij (the rank-2 path, each row scaled so that K_ii = 1),
     the leave-one-out estimate is (S_i - y_i) / (Z_i - 1). Points whose neighbours carry almost no
     weight (Z_i - 1 tiny, so the subtraction would cancel) are recomputed directly.
     """
     index = torch.arange(xt.shape[0], device=xt.device)
+    if method == "fast" and kern.name not in FAST_KERNELS:
+        raise ValueError(f"method='fast' is for the kernels {', '.join(FAST_KERNELS)}; got {kern.name!r}.")
+    use_fast = method == "fast" or (method == "auto" and kern.name in FAST_KERNELS and xt.device.type == "cpu"
+                                    and xt.shape[0] ** 2 >= FAST_MIN_CELLS)
+    if use_fast:
+        pred, trusted = kernel_sums(kern, h, xt, xt, yt, leave_one_out=True)
+        if not bool(trusted.all()):
+            rows = torch.nonzero(~trusted).flatten()
+            pred[rows] = _nw_streaming(kern, h, xt[rows], xt, yt, exclude=index[rows])
+        return torch.where(torch.isnan(pred), pred, pred.clamp(yt.min(), yt.max()))
     if kern.name != "gaussian" or not _rewrite_is_accurate(xt, xt, h):
         return _nw_streaming(kern, h, xt, xt, yt, exclude=index)
     num, den = _gaussian_rank2_sums(xt, xt, yt, h)
@@ -322,28 +377,30 @@ def loo_predictions(kern: Kernel, h: float, xt: torch.Tensor, yt: torch.Tensor) 
     return pred.clamp(yt.min(), yt.max())
 
 
-def select_bandwidth(x, y, kernel: str = "gaussian", bandwidths=None) -> float:
+def select_bandwidth(x, y, kernel: str = "gaussian", bandwidths=None, *, method: str = "auto") -> float:
     """The bandwidth minimising the leave-one-out error.
 
     With ``bandwidths`` given: the grid point with the lowest score. Without: a 16-point log grid
     from 1/1000 of the data range to twice the range, then a golden-section search on log h
-    between the best grid point's neighbours to 1 % (about 26 evaluations in all).
+    between the best grid point's neighbours to 1 % (about 26 evaluations in all). ``method`` as in
+    ``loo_cv_scores``.
     """
     kern, _, (xt, _xq, yt) = _inputs(x, x, y, kernel, 1.0)
+    method = _loo_method(method)
     if bandwidths is not None:
         hs = _bandwidth_list(bandwidths)
-        return hs[int(torch.argmin(_loo_scores(kern, xt, yt, hs)))]
+        return hs[int(torch.argmin(_loo_scores(kern, xt, yt, hs, method)))]
     span = float(xt.max() - xt.min())
     if span == 0:
         raise ValueError("all x values are identical, so no bandwidth can be chosen: give x that vary.")
     grid = torch.logspace(math.log10(span * 1e-3), math.log10(span * 2), 16, dtype=torch.float64).tolist()
-    scores = _loo_scores(kern, xt, yt, grid).tolist()
+    scores = _loo_scores(kern, xt, yt, grid, method).tolist()
     best = min(range(len(grid)), key=lambda i: scores[i])
     lo = math.log(grid[max(best - 1, 0)])
     hi = math.log(grid[min(best + 1, len(grid) - 1)])
 
     def f(log_h: float) -> float:
-        return float(_loo_scores(kern, xt, yt, [math.exp(log_h)])[0])
+        return float(_loo_scores(kern, xt, yt, [math.exp(log_h)], method)[0])
 
     golden = (math.sqrt(5) - 1) / 2
     a, b = lo, hi

@@ -220,7 +220,9 @@ def test_auto_stays_accurate_in_float32_at_small_bandwidths():
 
 def test_method_errors():
     with pytest.raises(ValueError, match="method must be one of"):
-        r.nadaraya_watson([0.0], [0.0, 1.0], [0.0, 1.0], method="fast")
+        r.nadaraya_watson([0.0], [0.0, 1.0], [0.0, 1.0], method="fastest")
+    with pytest.raises(ValueError, match="method='fast' is for the kernels"):
+        r.nadaraya_watson([0.0], [0.0, 1.0], [0.0, 1.0], kernel="constant", method="fast")
     with pytest.raises(ValueError, match="Gaussian kernel only"):
         r.nadaraya_watson([0.0], [0.0, 1.0], [0.0, 1.0], kernel="boxcar", method="rank2")
 
