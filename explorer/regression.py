@@ -163,11 +163,12 @@ def _choose_method(method: str, kern: Kernel, xq, xt, chunk_size) -> str:
 
 
 def _nw_fast(kern: Kernel, h: float, xq, xt, yt) -> torch.Tensor:
-    """The fast sums; the queries they cannot vouch for are recomputed exactly."""
+    """The fast sums; the queries they cannot vouch for are recomputed exactly (in float64, like the fast
+    sums, so a float32 input differs from the float64 reference only by the output's rounding)."""
     est, trusted = kernel_sums(kern, h, xq, xt, yt)
     if not bool(trusted.all()):
         rows = torch.nonzero(~trusted).flatten()
-        est[rows] = _nw_streaming(kern, h, xq[rows], xt, yt)
+        est[rows] = _nw_streaming(kern, h, xq[rows].double(), xt.double(), yt.double()).to(est.dtype)
     return torch.where(torch.isnan(est), est, est.clamp(yt.min(), yt.max()))
 
 

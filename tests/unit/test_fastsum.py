@@ -53,7 +53,7 @@ def test_fast_estimates_equal_the_per_query_loop(problem):
     # the reference: the plain loop on the same values in float64
     ref = r.nadaraya_watson_loop(xq.astype(np.float64), x.astype(np.float64), y.astype(np.float64), kernel,
                                  h).numpy()
-    _close(fast, ref, y, 1e-8 if x.dtype == np.float64 else 2e-6)   # float32: the output's own rounding
+    _close(fast, ref, y, 1e-8 if x.dtype == np.float64 else 1.2e-7)  # float32: the output's own rounding
 
 
 @settings(max_examples=200, deadline=None)
