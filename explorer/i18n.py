@@ -585,6 +585,9 @@ EN: dict[str, str] = {
     "spin.learn": "Fitting the bandwidth by gradient descent…",
     "spin.param": "Training the attention layer…",
     "spin.kv": "Timing generation with and without the cache…",
+    "tempkind.constant": "constant",
+    "tempkind.linear": "linear",
+    "tempkind.cosine": "cosine",
 }
 
 ZH: dict[str, str] = {
@@ -1059,6 +1062,9 @@ ZH: dict[str, str] = {
     "spin.learn": "正在用梯度下降拟合带宽……",
     "spin.param": "正在训练注意力层……",
     "spin.kv": "正在测量有缓存与无缓存时的生成耗时……",
+    "tempkind.constant": "恒定",
+    "tempkind.linear": "线性",
+    "tempkind.cosine": "余弦",
 }
 
 STRINGS = {"en": EN, "zh": ZH}

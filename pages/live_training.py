@@ -90,7 +90,8 @@ with c4:
     st.select_slider(tr("lt.lr"), LRS, key="train.lr", format_func=lambda v: f"{v:g}",
                      help=tr("lt.lr_help"))
     st.slider(tr("lt.warmup"), 0, 200, key="train.warmup", step=10)
-    st.selectbox(tr("lt.temp"), TEMPERATURE_SCHEDULES, key="train.temp_kind", help=tr("lt.temp_help"))
+    st.selectbox(tr("lt.temp"), TEMPERATURE_SCHEDULES, key="train.temp_kind", help=tr("lt.temp_help"),
+                 format_func=lambda k: tr(f"tempkind.{k}"))
     t1, t2 = st.columns(2)
     t1.select_slider(tr("lt.start_temp"), TEMPS, key="train.temp_start")
     t2.select_slider(tr("lt.end_temp"), TEMPS, key="train.temp_end",
