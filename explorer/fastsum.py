@@ -99,40 +99,41 @@ def _compact_sums(kernel: str, h: float, xq, xs, ys, loo: bool):
     hi = _fix_edge(xq, xs, h, cut(xq + h, True), closed, side="hi")
     mid = cut(xq, True)                                                    # x_i <= x  <=>  index < mid
     support = hi - lo
-    parts = [("left", lo, mid), ("right", mid, hi)] if kernel == "triangular" else [("all", lo, hi)]
+    # the window as one or two runs of sorted points (triangular: left and right of x), each with the
+    # kernel's polynomial in d = (x - x_i)/h; both runs are summed in one pass
+    names = ("triangular_left", "triangular_right") if kernel == "triangular" else (kernel,)
+    a_idx = torch.stack([lo, mid]) if kernel == "triangular" else lo[None]
+    b_idx = torch.stack([mid, hi]) if kernel == "triangular" else hi[None]
+    coef = torch.tensor([_POLY[n] for n in names], dtype=xs.dtype, device=xs.device)[:, :, None]  # (R, 3, 1)
     n = xs.shape[0]
+    # a run [a_idx, b_idx) lies in consecutive boxes r_lo..r_hi (three at most, in exact arithmetic: the
+    # window is 2h wide and boxes are h wide)
+    r_lo = inverse[a_idx.clamp(max=n - 1)]
+    r_hi = inverse[(b_idx - 1).clamp(min=0)]
+    span = torch.where(b_idx > a_idx, r_hi - r_lo + 1, 0)                  # (R, M)
+    width = int(span.max()) if span.numel() else 0
     num = torch.zeros_like(xq)
     den = torch.zeros_like(xq)
     err = torch.zeros_like(xq)
-    for side, a_idx, b_idx in parts:
-        coef = _POLY[kernel if kernel != "triangular" else f"triangular_{side}"]
-        # the run [a_idx, b_idx) of sorted points lies in consecutive boxes r_lo..r_hi (three at most, in
-        # exact arithmetic: the window is 2h wide and boxes are h wide)
-        filled = b_idx > a_idx
-        r_lo = inverse[a_idx.clamp(max=n - 1)]
-        r_hi = inverse[(b_idx - 1).clamp(min=0)]
-        span = torch.where(filled, r_hi - r_lo + 1, 0)
-        width = int(span.max()) if span.numel() else 0
-        if width == 0:
-            continue
-        j = torch.arange(width, device=xs.device)[:, None]                    # (J, 1): all boxes at once
-        row = (r_lo[None, :] + j).clamp(max=ids.shape[0] - 1)                 # (J, M)
+    if width:
+        j = torch.arange(width, device=xs.device)[:, None, None]            # (J, 1, 1): all boxes at once
+        row = (r_lo[None] + j).clamp(max=ids.shape[0] - 1)                  # (J, R, M)
         s0 = starts[row]
-        first = torch.maximum(a_idx[None, :], s0)
-        last = torch.minimum(b_idx[None, :], s0 + counts[row])
-        ok = (j < span[None, :]) & (last > first)
-        # the box's moments over its points [first, last), from the box's own prefix sums
+        first = torch.maximum(a_idx[None], s0)
+        last = torch.minimum(b_idx[None], s0 + counts[row])
+        ok = (j < span[None]) & (last > first)
+        # each box's moments over its points [first, last), from the box's own prefix sums
         upper = prefix.index_select(0, (last - 1).clamp(min=0).flatten())
         lower = prefix.index_select(0, (first - 1).clamp(min=0).flatten()) * (first > s0).flatten()[:, None]
-        sums = ((upper - lower) * ok.flatten()[:, None]).T.reshape(12, width, -1)   # (12, J, M)
-        # d = (x - x_i)/h = a - b with a = (x - c)/h: the kernel's polynomial in d, in powers of b:
-        # c0 + c1 d + c2 d^2 = (c0 + c1 a + c2 a^2) + (-c1 - 2 c2 a) b + c2 b^2
-        a = (xq[None, :] - centres[row]) / h
-        c0, c1, c2 = coef
+        sums = ((upper - lower) * ok.flatten()[:, None]).T.reshape(12, *row.shape)   # (12, J, R, M)
+        # c0 + c1 d + c2 d^2 with d = a - b, a = (x - c)/h, in powers of b:
+        # (c0 + c1 a + c2 a^2) + (-c1 - 2 c2 a) b + c2 b^2
+        a = (xq - centres[row]) / h                                          # (J, R, M)
+        c0, c1, c2 = coef[:, 0], coef[:, 1], coef[:, 2]                      # (R, 1) each
         k0, k1 = c0 + c1 * a + c2 * a * a, -c1 - 2 * c2 * a
-        num += (k0 * sums[0] + k1 * sums[1] + c2 * sums[2]).sum(0)
-        den += (k0 * sums[3] + k1 * sums[4] + c2 * sums[5]).sum(0)
-        err += ((k0.abs() + k1.abs() + abs(c2)) * sums[6:].sum(0)).sum(0)
+        num = (k0 * sums[0] + k1 * sums[1] + c2 * sums[2]).sum((0, 1))
+        den = (k0 * sums[3] + k1 * sums[4] + c2 * sums[5]).sum((0, 1))
+        err = ((k0.abs() + k1.abs() + c2.abs()) * sums[6:].sum(0)).sum((0, 1))
     eps = torch.finfo(xs.dtype).eps
     err = 16 * eps * (err + 1.0)
     if loo:                                                                # each point's own term is K(0) = 1
