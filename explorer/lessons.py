@@ -29,19 +29,6 @@ def preset_verdict(mse: dict[str, float]) -> bool:
                 and mse["over-smooth"] > PRESET_MARGIN * good)
 
 
-def supported_rows(weights: np.ndarray) -> np.ndarray:
-    """Which rows of an NW weight matrix have support (some weight > 0); the others have no estimate."""
-    return np.asarray(weights).sum(-1) > 0
-
-
-def masked_entropy_ceiling(mask: np.ndarray) -> float:
-    """Mean over rows of log(number of keys the row may attend to): the entropy of uniform rows under
-    ``mask`` (True = may attend). For a causal T x T mask it is log(T!) / T."""
-    counts = np.asarray(mask, dtype=bool).sum(-1)
-    counts = counts[counts > 0]
-    return float(np.log(counts).mean()) if counts.size else 0.0
-
-
 def causal_ceiling(T: int) -> float:
     """log(T!) / T: the mean entropy of uniform causal rows over T positions."""
     return math.lgamma(T + 1) / T
