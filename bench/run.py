@@ -112,7 +112,7 @@ def bench_sdpa():
         f"{t_ours * 1e3:.0f} ms / {t_sdpa * 1e3:.0f} ms = {ratio:.2f}x", "<= 1.5x", ratio <= 1.5)
 
 
-CHILD = r"""
+CHILD_PRELUDE = r"""
 import sys, time, torch
 sys.path.insert(0, sys.argv[1])
 from explorer import regression
@@ -121,6 +121,9 @@ def hwm():
         if line.startswith("VmHWM"):
             return int(line.split()[1]) * 1024
 g = torch.Generator().manual_seed(0)
+"""
+
+CHILD = CHILD_PRELUDE + r"""
 x = torch.rand(100_000, generator=g) * 6 - 3
 y = torch.randn(100_000, generator=g)
 xq = torch.linspace(-3, 3, 10_000)
@@ -133,15 +136,7 @@ print(dt, hwm() - base, bool(torch.isfinite(est).all()))
 """
 
 
-CHILD64 = r"""
-import sys, time, torch
-sys.path.insert(0, sys.argv[1])
-from explorer import regression
-def hwm():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmHWM"):
-            return int(line.split()[1]) * 1024
-g = torch.Generator().manual_seed(0)
+CHILD64 = CHILD_PRELUDE + r"""
 x = torch.rand(100_000, generator=g, dtype=torch.float64) * 6 - 3
 y = torch.sin(x) + 0.3 * torch.randn(100_000, generator=g, dtype=torch.float64)
 xq = torch.linspace(-3, 3, 10_000, dtype=torch.float64)

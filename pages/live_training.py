@@ -26,7 +26,6 @@ from explorer.training import (
     Trainer,
     generate,
     head_warnings,
-    learning_rate,
     make_task,
 )
 from explorer.ui import cache
@@ -221,14 +220,11 @@ st.markdown(tr("lt.watch", task=tr(f"taskname.{st.session_state['train.task']}")
 
 trainer = st.session_state["train.trainer"]
 st.subheader(tr("lt.schedules"))
-steps = np.arange(0, trainer.total_steps + 1, 5)
-show(schedule_figure(steps, np.array([learning_rate(int(k), trainer.lr, trainer.warmup, trainer.total_steps,
-                                                    trainer.schedule) for k in steps]),
-                     np.array([trainer.temperature_schedule.at(int(k), trainer.total_steps) for k in steps]),
-                     trainer.step_count, lang=lang()), key="schedules")
-end_lr = learning_rate(trainer.total_steps, trainer.lr, trainer.warmup, trainer.total_steps, trainer.schedule)
+curves = trainer.schedules()
+show(schedule_figure(curves["step"], curves["lr"], curves["temperature"], trainer.step_count, lang=lang()),
+     key="schedules")
 st.caption(tr("lt.schedule_text", warmup=trainer.warmup, total=f"{trainer.total_steps:,}",
-              floor=f"{end_lr / trainer.lr:.0%}"))
+              floor=f"{curves['lr'][-1] / trainer.lr:.0%}"))
 
 st.subheader(tr("lt.kv"))
 st.markdown(tr("lt.kv_text"))

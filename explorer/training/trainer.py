@@ -311,6 +311,14 @@ class Trainer:
                 row.update(sc)
             pending.clear()
 
+    def schedules(self, every: int = 5) -> dict[str, list]:
+        """The learning rate and the temperature multiplier at every ``every``-th step from 0 to
+        ``total_steps`` (after which both hold their last value), for drawing."""
+        steps = list(range(0, self.total_steps + 1, every))
+        return {"step": steps,
+                "lr": [learning_rate(k, self.lr, self.warmup, self.total_steps, self.schedule) for k in steps],
+                "temperature": [self.temperature_schedule.at(k, self.total_steps) for k in steps]}
+
     @torch.no_grad()
     def attention_maps(self) -> list[torch.Tensor]:
         """Per layer, the (H, T, T) weights on the fixed held-out example, at the current temperature."""
