@@ -296,15 +296,15 @@ def _gauss_sums_fgt(h: float, xq, xs, ys, radius: float, reach: int):
     n_box = int(key[-1]) + 1
     inv_fact = torch.tensor([1 / math.factorial(k) for k in range(terms)], dtype=xs.dtype, device=xs.device)
     rows = n_box + 2 * reach
-    moments = xs.new_zeros(rows, 3, terms)                                           # channels: num, den, size
+    flat = xs.new_zeros(rows, 3 * terms)                                             # channels: num, den, size
     for c0 in range(0, xs.shape[0], _POINT_CHUNK):      # in chunks of points: a few MB of temporaries at most
         k = key[c0:c0 + _POINT_CHUNK]
         b = (xs[c0:c0 + _POINT_CHUNK] - (origin + (k.to(xs.dtype) + 0.5) * h)) / h
         powers = torch.linalg.vander(b, N=terms)                                      # (chunk, P): b^0 .. b^(P-1)
         yc = ys[c0:c0 + _POINT_CHUNK]
-        contrib = torch.stack([powers * yc[:, None], powers, powers.abs() * (1 + yc.abs())[:, None]], dim=1)
-        moments.index_add_(0, k + reach, contrib)
-    moments *= inv_fact
+        contrib = torch.cat([powers * yc[:, None], powers, powers.abs() * (1 + yc.abs())[:, None]], dim=1)
+        flat.index_add_(0, k + reach, contrib)          # a contiguous 2-D scatter: much faster than 3-D here
+    moments = flat.view(rows, 3, terms) * inv_fact
     trans = _translations(terms, reach, str(xs.device))                              # (3, 2 reach + 1, P, P)
     if rows <= 4096:             # all shifts at once: target box Q takes source boxes Q - s, |s| <= reach
         padded = torch.nn.functional.pad(moments, (0, 0, 0, 0, reach, reach))         # (rows + 2 reach, 3, P)
