@@ -5,7 +5,6 @@ import math
 import numpy as np
 import streamlit as st
 
-from explorer import lessons
 from explorer.figures.attention import query_row_figure
 from explorer.figures.common import MAX_DISPLAY_CELLS, downsample, heatmap, heatmap_grid, lines
 from explorer.ui import cache
@@ -88,7 +87,7 @@ show(heatmap_grid(mats, titles, np.round(cb, 2), np.round(rb, 2), tr("ah.sweep_t
      key="sweep")
 
 with explanation("ui.what_to_notice"):
-    ends = lessons.heatmap_regimes(data["x"], kernel, res["x_query"])
+    ends = cache.heatmap_regimes(*ds, kernel, st.session_state["heat.n_queries"])
     st.markdown(tr("ah.notice", kernel=tr(f"kernel.{kernel}"), small=f"{ends['small_h']:g}",
                    large=f"{ends['large_h']:g}", ent_small=f"{ends['entropy_small']:.2f}",
                    ent_large=f"{ends['entropy_large']:.2f}", log_n=f"{math.log(len(data['x'])):.2f}",

@@ -75,6 +75,15 @@ def nw_weight_matrix(name: str, n: int, noise: float, seed: int, kernel: str, ba
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
+def heatmap_regimes(name: str, n: int, noise: float, seed: int, kernel: str, n_queries: int) -> dict:
+    """The numbers the heatmap page's notice quotes for the smallest and a large bandwidth."""
+    from .. import lessons
+    d = dataset(name, n, noise, seed)
+    queries = np.linspace(d["x_grid"][0], d["x_grid"][-1], n_queries)     # the page's queries (any h)
+    return lessons.heatmap_regimes(d["x"], kernel, queries)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
 def bridge(d: int, n_keys: int, spread: float, tau: float, seed: int, n_queries: int = 16) -> dict:
     """Everything the "Softmax is a kernel" page shows about random q, k, v."""
     q, k, v = bridge_lib.random_qkv(d, n_queries, n_keys, spread, seed)
