@@ -15,12 +15,14 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.run-deps: requirements.txt | $(BIN)/python
-	$(BIN)/pip install -q -r requirements.txt
+# The project installs itself (editable): the explorer package, its pinned dependencies and the
+# explorer-train / explorer-export commands; the test extra adds the test-only pins.
+$(VENV)/.run-deps: requirements.txt pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
 	@touch $@
 
 $(VENV)/.dev-deps: requirements-dev.txt $(VENV)/.run-deps
-	$(BIN)/pip install -q -r requirements-dev.txt
+	$(BIN)/pip install -q -e ".[test]"
 	@touch $@
 
 run: $(VENV)/.run-deps

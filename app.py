@@ -6,8 +6,8 @@ from explorer.device import describe_device
 from explorer.i18n import LANGUAGES
 from explorer.ui.state import keep_shared_state, tr
 
-st.set_page_config(page_title="Attention Explorer", page_icon=":material/visibility:", layout="wide")
 keep_shared_state()
+st.set_page_config(page_title=tr("app.name"), page_icon=":material/visibility:", layout="wide")
 
 PAGES = {
     tr("nav.kernels"): [

@@ -21,8 +21,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+ROOT = Path(__file__).resolve().parents[1]          # the app scripts; explorer itself is installed
 os.environ.setdefault("EXPLORER_DEVICE", "cpu")
 
 import numpy as np  # noqa: E402
@@ -114,7 +113,6 @@ def bench_sdpa():
 
 CHILD_PRELUDE = r"""
 import sys, time, torch
-sys.path.insert(0, sys.argv[1])
 from explorer import regression
 def hwm():
     for line in open("/proc/self/status"):
@@ -130,7 +128,7 @@ xq = torch.linspace(-3, 3, 10_000)
 regression.nadaraya_watson(xq[:10], x[:1000], y[:1000], "gaussian", 0.3)   # warm up the code paths
 base = hwm()
 t0 = time.perf_counter()
-est = regression.nadaraya_watson(xq, x, y, "gaussian", 0.3, method=sys.argv[2])
+est = regression.nadaraya_watson(xq, x, y, "gaussian", 0.3, method=sys.argv[1])
 dt = time.perf_counter() - t0
 print(dt, hwm() - base, bool(torch.isfinite(est).all()))
 """
@@ -140,10 +138,10 @@ CHILD64 = CHILD_PRELUDE + r"""
 x = torch.rand(100_000, generator=g, dtype=torch.float64) * 6 - 3
 y = torch.sin(x) + 0.3 * torch.randn(100_000, generator=g, dtype=torch.float64)
 xq = torch.linspace(-3, 3, 10_000, dtype=torch.float64)
-regression.nadaraya_watson(xq[:100], x[:5000], y[:5000], "gaussian", 0.3, method=sys.argv[2])   # warm up
+regression.nadaraya_watson(xq[:100], x[:5000], y[:5000], "gaussian", 0.3, method=sys.argv[1])   # warm up
 base = hwm()
 t0 = time.perf_counter()
-est = regression.nadaraya_watson(xq, x, y, "gaussian", 0.3, method=sys.argv[2])
+est = regression.nadaraya_watson(xq, x, y, "gaussian", 0.3, method=sys.argv[1])
 dt = time.perf_counter() - t0
 extra = hwm() - base
 sample = torch.arange(0, 10_000, 50)
@@ -158,7 +156,7 @@ def bench_fast_large():
     previous auto choice), with accuracy against the plain loop on 200 of the queries."""
     res = {}
     for method in ("fast", "rank2"):
-        out = subprocess.run([sys.executable, "-c", CHILD64, str(ROOT), method], capture_output=True, text=True,
+        out = subprocess.run([sys.executable, "-c", CHILD64, method], capture_output=True, text=True,
                              check=True).stdout.split()
         res[method] = (float(out[0]), int(out[1]), float(out[2]))
     (t_f, mem_f, rel_f), (t_r, _, rel_r) = res["fast"], res["rank2"]
@@ -171,7 +169,7 @@ def bench_fast_large():
 
 def bench_large():
     for method in ("auto", "direct"):
-        out = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), method], capture_output=True, text=True,
+        out = subprocess.run([sys.executable, "-c", CHILD, method], capture_output=True, text=True,
                              check=True).stdout.split()
         dt, extra, finite = float(out[0]), int(out[1]), out[2] == "True"
         row(f"NW 10k queries x 100k points, float32, method={method} (child process, VmHWM)",

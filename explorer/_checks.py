@@ -88,3 +88,21 @@ def integer_in(value: Any, name: str, low: int, high: int) -> int:
     if not low <= int(value) <= high:
         raise ValueError(f"{name} must be from {low} to {high}, got {value}.")
     return int(value)
+
+
+def one_of(value: Any, choices, name: str):
+    """``value`` if it is one of ``choices`` (a mapping's keys or a sequence), else a ``ValueError`` listing them.
+
+    >>> one_of("pre", ("pre", "post"), "mode")
+    'pre'
+    >>> one_of("nope", ("pre", "post"), "mode")
+    Traceback (most recent call last):
+    ...
+    ValueError: mode must be one of pre, post; got 'nope'.
+    """
+    try:
+        if value in choices:
+            return value
+    except TypeError:                       # an unhashable value looked up in a mapping
+        pass
+    raise ValueError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}.")

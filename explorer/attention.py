@@ -19,14 +19,12 @@ import math
 
 import torch
 
-from ._checks import as_tensor, integer_in, positive_number
+from ._checks import as_tensor, integer_in, one_of, positive_number
 
-MASK_MODES = {
-    "pre": "mask before softmax (−∞ on masked logits): correct",
-    "post": "softmax, then zero masked weights: rows sum to < 1, future keys leak",
-    "post_renorm": "softmax, zero masked weights, renormalise: equals 'pre' going forward",
-    "multiply_logits": "multiply logits by the 0/1 mask: masked logits become 0, not −∞",
-}
+# How a mask is applied (the Masking page contrasts them; what each does is UI text ``mode.<name>``):
+# pre = -inf on masked logits before the softmax (correct); post = zero masked weights after it;
+# post_renorm = zero them, then renormalise each row; multiply_logits = multiply logits by the 0/1 mask.
+MASK_MODES = ("pre", "post", "post_renorm", "multiply_logits")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -160,8 +158,7 @@ def masked_attention(q, k, v, mask=None, mode: str = "pre", scale: float | None 
 
 
 def check_mode(mode: str) -> str:
-    if mode not in MASK_MODES:
-        raise ValueError(f"mode must be one of {', '.join(MASK_MODES)}; got {mode!r}.")
+    one_of(mode, MASK_MODES, "mode")
     return mode
 
 

@@ -10,11 +10,12 @@ import csv
 import io
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._checks import UserError, integer_in
+from ._checks import UserError, integer_in, one_of
 from .i18n import Message
 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
@@ -30,13 +31,12 @@ class Dataset:
     y: np.ndarray                                 # (N,) noisy targets
     true_fn: Callable[[np.ndarray], np.ndarray] | None  # noise-free function, None for uploaded data
     x_range: tuple[float, float]                  # the interval x was drawn from (for plotting)
-    description: str
+    description: Message                          # what the data is, in any UI language
 
 
 @dataclass(frozen=True)
 class DatasetSpec:
     name: str
-    display: str
     formula: str                                  # LaTeX
     true_fn: Callable[[np.ndarray], np.ndarray]
     x_range: tuple[float, float]
@@ -54,9 +54,9 @@ def _d2l(x: np.ndarray) -> np.ndarray:
 
 
 DATASETS: dict[str, DatasetSpec] = {
-    "sine_mix": DatasetSpec("sine_mix", "Sine mix", r"y = \sin x + 0.5 \sin 2x + \varepsilon",
+    "sine_mix": DatasetSpec("sine_mix", r"y = \sin x + 0.5 \sin 2x + \varepsilon",
                             _sine_mix, (-3.0, 3.0), 200, 0.3, (0.01, 0.2, 5.0)),
-    "d2l": DatasetSpec("d2l", "D2L 11.2", r"y = 2 \sin x + x + \varepsilon",
+    "d2l": DatasetSpec("d2l", r"y = 2 \sin x + x + \varepsilon",
                        _d2l, (0.0, 5.0), 40, 1.0, (0.05, 0.5, 10.0)),
 }
 
@@ -67,8 +67,7 @@ def make_dataset(name: str = "sine_mix", n: int | None = None, noise: float | No
 
     The same (name, n, noise, seed) always gives the same arrays.
     """
-    if name not in DATASETS:
-        raise ValueError(f"dataset must be one of {', '.join(DATASETS)}; got {name!r}.")
+    one_of(name, DATASETS, "dataset")
     spec = DATASETS[name]
     n = spec.default_n if n is None else integer_in(n, "n", 2, MAX_POINTS)
     noise = spec.default_noise if noise is None else float(noise)
@@ -79,7 +78,7 @@ def make_dataset(name: str = "sine_mix", n: int | None = None, noise: float | No
     lo, hi = spec.x_range
     x = np.sort(rng.uniform(lo, hi, size=n))
     y = spec.true_fn(x) + rng.normal(0.0, noise, size=n)
-    desc = f"{spec.display}: n = {n}, noise sd = {noise:g}, seed = {seed}"
+    desc = Message("data.generated", dataset=Message(f"dataset.{name}"), n=n, noise=f"{noise:g}", seed=seed)
     return Dataset(name, x, y, spec.true_fn, spec.x_range, desc)
 
 
@@ -138,7 +137,7 @@ def read_csv(raw: bytes) -> CsvTable:
 
 
 def dataset_from_table(table: CsvTable, x_col: str, y_col: str, drop_invalid: bool = False,
-                       standardise: bool = True, name: str = "upload") -> tuple[Dataset, list[str]]:
+                       standardise: bool = True, name: str = "upload") -> tuple[Dataset, list[Message]]:
     """The (x, y) dataset of two numeric columns, sorted by x, and the notes a user should read.
 
     Rows with missing or non-finite values raise ``ValueError`` unless ``drop_invalid``; so do fewer
@@ -178,4 +177,4 @@ def dataset_from_table(table: CsvTable, x_col: str, y_col: str, drop_invalid: bo
     return ds, notes
 
 
-EXAMPLE_CSV = "examples/noisy_sine.csv"
+EXAMPLE_CSV = Path(__file__).parent / "assets" / "noisy_sine.csv"   # shipped with the package

@@ -1,6 +1,6 @@
 """Figures to files: PNG, SVG, self-contained HTML and CSV; and the headless lecture figure set.
 
-``python -m explorer.export --out DIR [--preset lecture] [--seed N] [--lang en|zh]`` renders every
+``explorer-export --out DIR (or python -m explorer.export) [--preset lecture] [--seed N] [--lang en|zh]`` renders every
 lecture figure as PNG + SVG + CSV and writes ``manifest.json`` listing each file with the parameters
 that made it.
 
@@ -11,7 +11,6 @@ plotting library, so the file opens offline.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import functools
 import io
@@ -23,6 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+
+from ._checks import one_of
+from .cli import Parser, fail, progress
 
 FORMATS = ("png", "svg", "html", "csv")
 EXPORT_WIDTH = 1000          # CSS pixels; PNGs are rendered at twice this
@@ -57,8 +59,7 @@ def image_formats_available(fig) -> bool:
 
 def to_bytes(fig, fmt: str, scale: float = 2.0) -> bytes:
     """The figure as ``fmt`` (one of ``FORMATS``)."""
-    if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}.")
+    one_of(fmt, FORMATS, "format")
     if fmt == "csv":
         return figure_csv(fig).encode("utf-8")
     if _is_altair(fig):
@@ -232,13 +233,6 @@ def lecture_figures(seed: int = 0, lang: str = "en", lecture: bool = True) -> li
     return out
 
 
-def _progress(done: int, total: int, name: str) -> None:
-    width = 30
-    filled = int(width * done / total)
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {name:<24}")
-    sys.stderr.flush()
-
-
 def export_lecture_set(out_dir: Path, seed: int = 0, lang: str = "en", lecture: bool = True,
                        formats: tuple[str, ...] = ("png", "svg", "csv")) -> dict:
     """Write every lecture figure in ``formats`` plus ``manifest.json``; return the manifest."""
@@ -255,7 +249,7 @@ def export_lecture_set(out_dir: Path, seed: int = 0, lang: str = "en", lecture: 
         server = True
     try:
         for i, (name, params, build) in enumerate(figures):
-            _progress(i, len(figures), name)
+            progress(i, len(figures), f"{name:<24}")
             try:
                 fig = build()
             except Exception as err:                        # report, and go on with the rest
@@ -270,7 +264,7 @@ def export_lecture_set(out_dir: Path, seed: int = 0, lang: str = "en", lecture: 
                                                "error": f"{type(err).__name__}: {err}"})
                     continue
                 manifest["files"].append({"file": path.name, "figure": name, "format": fmt, "parameters": params})
-        _progress(len(figures), len(figures), "done")
+        progress(len(figures), len(figures), f"{'done':<24}")
         sys.stderr.write("\n")
     finally:
         if server:
@@ -281,22 +275,15 @@ def export_lecture_set(out_dir: Path, seed: int = 0, lang: str = "en", lecture: 
     return manifest
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        print(f"error: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
 def main(argv: list[str] | None = None) -> int:
-    p = _Parser(prog="python -m explorer.export", description="Render the lecture figure set headless.")
+    p = Parser(prog="explorer-export", description="Render the lecture figure set headless.")
     p.add_argument("--out", required=True, help="folder to write into")
     p.add_argument("--preset", choices=["lecture", "normal"], default="lecture")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--lang", choices=["en", "zh"], default="en")
     args = p.parse_args(argv)
     if args.seed < 0:
-        print("error: --seed must be 0 or more.", file=sys.stderr)
-        return 2
+        fail("--seed must be 0 or more.")
     manifest = export_lecture_set(Path(args.out), args.seed, args.lang, args.preset == "lecture")
     for f in manifest["failed"]:
         print(f"could not render {f['figure']} {f.get('format', '')}: {f['error']}", file=sys.stderr)

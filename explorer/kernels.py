@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 import torch
 
+from ._checks import one_of
+
 
 @dataclass(frozen=True)
 class Kernel:
     name: str                      # key used everywhere (URLs, CLI, tests)
-    display: str                   # label shown to people
     latex: str                     # the profile K(u) as LaTeX
     profile: Callable[[torch.Tensor], torch.Tensor]
     log_profile: Callable[[torch.Tensor], torch.Tensor] | None  # None for compact kernels
@@ -40,21 +41,21 @@ def _laplace_log(u: torch.Tensor) -> torch.Tensor:
 KERNELS: dict[str, Kernel] = {
     k.name: k
     for k in (
-        Kernel("gaussian", "Gaussian", r"K(u) = \exp\left(-\tfrac{u^2}{2}\right)",
+        Kernel("gaussian", r"K(u) = \exp\left(-\tfrac{u^2}{2}\right)",
                lambda u: torch.exp(_gaussian_log(u)), _gaussian_log, compact=False,
                sd=1.0, canonical=(1 / (2 * math.sqrt(math.pi))) ** 0.2),
-        Kernel("boxcar", "Boxcar", r"K(u) = \mathbf{1}[\,|u| \le 1\,]",
+        Kernel("boxcar", r"K(u) = \mathbf{1}[\,|u| \le 1\,]",
                lambda u: (u.abs() <= 1).to(u.dtype), None, compact=True,
                sd=1 / math.sqrt(3), canonical=(0.5 / (1 / 3) ** 2) ** 0.2),
-        Kernel("constant", "Constant", r"K(u) = 1",
+        Kernel("constant", r"K(u) = 1",
                lambda u: torch.ones_like(u), lambda u: torch.zeros_like(u), compact=False),
-        Kernel("epanechnikov", "Epanechnikov", r"K(u) = \max(0,\ 1 - u^2)",
+        Kernel("epanechnikov", r"K(u) = \max(0,\ 1 - u^2)",
                lambda u: (1 - u * u).clamp_min(0), None, compact=True,
                sd=1 / math.sqrt(5), canonical=(0.6 / 0.2 ** 2) ** 0.2),
-        Kernel("triangular", "Triangular", r"K(u) = \max(0,\ 1 - |u|)",
+        Kernel("triangular", r"K(u) = \max(0,\ 1 - |u|)",
                lambda u: (1 - u.abs()).clamp_min(0), None, compact=True,
                sd=1 / math.sqrt(6), canonical=((2 / 3) / (1 / 6) ** 2) ** 0.2),
-        Kernel("laplace", "Laplace", r"K(u) = \exp(-|u|)",
+        Kernel("laplace", r"K(u) = \exp(-|u|)",
                lambda u: torch.exp(_laplace_log(u)), _laplace_log, compact=False,
                sd=math.sqrt(2), canonical=(0.25 / 2 ** 2) ** 0.2),
     )
@@ -63,11 +64,7 @@ KERNELS: dict[str, Kernel] = {
 
 def get_kernel(name: str) -> Kernel:
     """Look a kernel up by name; an unknown name raises ``ValueError`` listing the choices."""
-    try:
-        return KERNELS[name]
-    except (KeyError, TypeError):
-        raise ValueError(
-            f"kernel must be one of {', '.join(KERNELS)}; got {name!r}.") from None
+    return KERNELS[one_of(name, KERNELS, "kernel")]
 
 
 def equivalent_bandwidth(h: float, kernel: str, reference: str = "gaussian") -> float:

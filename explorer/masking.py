@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from . import attention as A
-from ._checks import integer_in
+from ._checks import integer_in, one_of
 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
     import pandas as pd
@@ -21,8 +21,7 @@ MASK_TYPES = ("causal", "padding", "causal + padding")
 
 def make_mask(kind: str, length: int, valid_length: int | None = None) -> torch.Tensor:
     """An (L, L) mask: causal, padding (keys past ``valid_length`` hidden), or both."""
-    if kind not in MASK_TYPES:
-        raise ValueError(f"mask type must be one of {', '.join(MASK_TYPES)}; got {kind!r}.")
+    one_of(kind, MASK_TYPES, "mask type")
     length = integer_in(length, "sequence length", 1, 4096)
     valid = length if valid_length is None else integer_in(valid_length, "valid length", 0, length)
     causal = A.causal_mask(length)
@@ -59,8 +58,7 @@ def leakage(q, k, v, mask, position: int | None = None, size: float = 5.0, chann
     key, value or both (``channel``) are perturbed by ``size`` (default: the last position). Zero means
     no leak through that channel."""
     import pandas as pd
-    if channel not in LEAK_CHANNELS:
-        raise ValueError(f"channel must be one of {', '.join(LEAK_CHANNELS)}; got {channel!r}.")
+    one_of(channel, LEAK_CHANNELS, "channel")
     pos = k.shape[0] - 1 if position is None else position
     blind = ~mask[:, pos]
     k2, v2 = k.clone(), v.clone()

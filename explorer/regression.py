@@ -19,7 +19,7 @@ import math
 
 import torch
 
-from ._checks import as_tensor, common, positive_number
+from ._checks import as_tensor, common, one_of, positive_number
 from .fastsum import FAST_KERNELS, kernel_sums
 from .kernels import Kernel, equivalent_bandwidth, get_kernel
 
@@ -131,8 +131,7 @@ def nadaraya_watson(x_query, x_train, y_train, kernel: str = "gaussian", bandwid
     ``chunk_size`` (training points per chunk of the direct path) is chosen automatically when None.
     """
     kern, h, (xt, xq, yt) = _inputs(x_query, x_train, y_train, kernel, bandwidth)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}.")
+    one_of(method, METHODS, "method")
     method = _choose_method(method, kern, xq, xt, chunk_size)
     if method == "fast":
         return _nw_fast(kern, h, xq, xt, yt)
@@ -319,8 +318,7 @@ def loo_cv_scores(x, y, kernel: str = "gaussian", bandwidths=None, *, method: st
 
 
 def _loo_method(method: str) -> str:
-    if method not in LOO_METHODS:
-        raise ValueError(f"method must be one of {', '.join(LOO_METHODS)}; got {method!r}.")
+    one_of(method, LOO_METHODS, "method")
     return method
 
 

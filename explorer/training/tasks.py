@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
 
+from .._checks import one_of
 from ..data import DATASETS
 from .model import ModelConfig
 
@@ -192,8 +193,7 @@ TASKS: dict[str, type[Task]] = {t.name: t for t in (Reverse, Induction, Sort, Si
 
 def make_task(name: str, seq_len: int | None = None, vocab: int | None = None) -> Task:
     """The task ``name`` at ``seq_len`` (default: the task's own) and ``vocab`` (default: the task's own)."""
-    if name not in TASKS:
-        raise ValueError(f"task must be one of {', '.join(TASKS)}; got {name!r}.")
+    one_of(name, TASKS, "task")
     cls = TASKS[name]
     return cls(seq_len) if vocab is None else cls(seq_len, vocab)
 

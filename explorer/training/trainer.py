@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .._checks import integer_in, positive_number
+from .._checks import integer_in, one_of, positive_number
 from ..attention import entropy
 from ..i18n import Message
 from .model import ModelConfig, TinyTransformer
@@ -26,9 +26,7 @@ class TemperatureSchedule:
     end: float = 1.0
 
     def __post_init__(self):
-        if self.kind not in TEMPERATURE_SCHEDULES:
-            raise ValueError(f"temperature schedule must be one of {', '.join(TEMPERATURE_SCHEDULES)}; "
-                             f"got {self.kind!r}.")
+        one_of(self.kind, TEMPERATURE_SCHEDULES, "temperature schedule")
         positive_number(self.start, "start temperature", upper=100.0)
         positive_number(self.end, "end temperature", upper=100.0)
 
@@ -188,8 +186,7 @@ class Trainer:
                  schedule: str = "cosine", temperature_schedule: TemperatureSchedule | None = None,
                  seed: int = 0, device: str | torch.device = "cpu", batch_size: int = 32,
                  total_steps: int = 1000):
-        if schedule not in SCHEDULES:
-            raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}; got {schedule!r}.")
+        one_of(schedule, SCHEDULES, "schedule")
         self.config, self.task, self.schedule = config, task, schedule
         self.lr = positive_number(lr, "lr", upper=1e4)
         self.warmup = integer_in(warmup, "warmup", 0, 100_000)
@@ -234,8 +231,7 @@ class Trainer:
         lr = positive_number(lr, "lr", upper=1e4)
         warmup = self.warmup if warmup is None else integer_in(warmup, "warmup", 0, 100_000)
         schedule = self.schedule if schedule is None else schedule
-        if schedule not in SCHEDULES:
-            raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}; got {schedule!r}.")
+        one_of(schedule, SCHEDULES, "schedule")
         with self.lock:
             if lr != self.lr and self.stopped and self.stopped.key != "train.stopped_diverged":
                 self.stopped = None        # the weights are the last good step's: training can go on

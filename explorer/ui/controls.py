@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-from pathlib import Path
 
 import numpy as np
 import streamlit as st
@@ -92,8 +91,8 @@ def dataset_label(name: str) -> str:
 
 def _upload_controls() -> tuple:
     """File uploader, column pickers and options; validates through ``explorer.data``."""
-    st.download_button(tr("data.example"), Path(EXAMPLE_CSV).read_bytes() if Path(EXAMPLE_CSV).exists()
-                       else b"", file_name="noisy_sine.csv", mime="text/csv", width="stretch")
+    st.download_button(tr("data.example"), EXAMPLE_CSV.read_bytes(), file_name="noisy_sine.csv", mime="text/csv",
+                       width="stretch")
     upload = st.file_uploader(tr("data.file"), type=["csv", "txt"], key="data.file",
                               help=tr("data.file_help", rows=f"{MAX_UPLOAD_ROWS:,}"))
     previous = st.session_state.get("data.uploaded")

@@ -5,6 +5,7 @@ import threading
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from explorer.data import EXAMPLE_CSV
 from explorer.training import Trainer, make_task
 from explorer.ui import state
 from tests.app.helpers import assert_clean, chart_data, page
@@ -38,7 +39,7 @@ def test_broken_upload_keeps_the_previous_dataset():
     at.file_uploader(key="data.file").set_value(("bad.csv", b"\xff\xfe\x00", "text/csv")).run()
     assert not at.exception and "UTF-8" in at.error[0].value
     np.testing.assert_array_equal(fit_line(at), before)
-    good = (ROOT / "examples" / "noisy_sine.csv").read_bytes()
+    good = EXAMPLE_CSV.read_bytes()
     at.file_uploader(key="data.file").set_value(("good.csv", good, "text/csv")).run()
     assert_clean(at)
     uploaded = fit_line(at)

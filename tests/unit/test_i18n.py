@@ -1,5 +1,7 @@
-"""The two UI languages stay in step: same keys, same placeholders, and every key the code uses exists."""
+"""The two UI languages stay in step: same keys, same placeholders, translations made from the current English,
+every key the code uses exists, and no user-facing sentence bypasses the catalogs."""
 
+import ast
 import re
 
 import numpy as np
@@ -99,3 +101,81 @@ def test_chinese_pages_show_no_english_task_names_or_spinners():
     assert all(t(f"taskname.{k}", "zh") != k for k in ("reverse", "induction", "sort"))
     src = (ROOT / "explorer" / "ui" / "cache.py").read_text()
     assert "show_spinner=\"" not in src               # spinner sentences come from the catalogue
+
+
+def test_every_translation_was_made_from_the_current_english():
+    from explorer.i18n import CATALOGS, stale_translations
+
+    stale = stale_translations(CATALOGS)
+    assert stale == [], "English changed since these were translated; update zh, then set zh_from: " + "; ".join(
+        f"{page}.toml [{key!r}] zh_from = {new!r}" for page, key, new in stale)
+
+
+def test_a_changed_english_sentence_makes_its_translation_stale(tmp_path):
+    from explorer.i18n import digest, load_catalogs, stale_translations
+
+    (tmp_path / "a.toml").write_text(f'''["x.one"]\nen = "Hello"\nzh = "你好"\nzh_from = "{digest("Hello")}"\n
+["x.two"]\nen = "Goodbye, all"\nzh = "再见"\nzh_from = "{digest("Goodbye")}"\n''', encoding="utf-8")
+    assert stale_translations(load_catalogs(tmp_path)) == [("a", "x.two", digest("Goodbye, all"))]
+
+
+def test_a_key_in_two_catalogs_is_refused(tmp_path):
+    import pytest
+
+    from explorer.i18n import load_catalogs
+
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.toml").write_text('["x.one"]\nen = "Hi"\nzh = "嗨"\nzh_from = ""\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"x\.one"):
+        load_catalogs(tmp_path)
+
+
+def test_each_page_has_its_own_catalog():
+    from explorer.i18n import CATALOGS
+
+    pages = {p.stem for p in (ROOT / "pages").glob("*.py")}
+    assert pages <= set(CATALOGS), pages - set(CATALOGS)
+
+
+# Streamlit calls that put their text arguments on screen, and the keyword arguments that are text.
+TEXT_CALLS = {"title", "header", "subheader", "markdown", "caption", "write", "info", "warning", "error", "success",
+              "toast", "button", "download_button", "slider", "select_slider", "selectbox", "multiselect", "toggle",
+              "checkbox", "number_input", "text_input", "metric", "expander", "popover", "spinner", "tabs", "radio",
+              "file_uploader", "set_page_config", "Page", "dataframe", "column_config"}
+TEXT_KWARGS = {"label", "help", "placeholder", "title", "body", "text", "page_title"}
+WORDS = re.compile(r"[A-Za-z]{2,}|[\u4e00-\u9fff]")
+
+
+def literal_text(node: ast.AST) -> str | None:
+    """The literal words in a string constant or f-string, or None when the argument is not a literal."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+    return None
+
+
+def literal_ui_strings(source: str) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in TEXT_CALLS):
+            continue
+        args = [*node.args, *(k.value for k in node.keywords if k.arg in TEXT_KWARGS)]
+        for arg in args:
+            text = literal_text(arg)
+            if text and WORDS.search(text) and not text.startswith(("pages/", ":material/")):
+                found.append(f"line {node.lineno}: {text[:50]!r}")
+    return found
+
+
+def test_the_literal_string_check_catches_literals():
+    assert literal_ui_strings('st.button("Start")\ncol.caption(f"Mean {x}")') == ["line 1: 'Start'",
+                                                                                     "line 2: 'Mean '"]
+    allowed = 'st.button(tr("lt.start"))\nst.metric(tr("m"), f"{x:.2f}")\nst.button(f"h = {h:g}")'
+    assert literal_ui_strings(allowed) == []
+
+
+def test_no_literal_user_facing_string_is_passed_to_streamlit():
+    sources = [ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.glob("explorer/ui/*.py")]
+    found = {str(p.relative_to(ROOT)): literal_ui_strings(p.read_text(encoding="utf-8")) for p in sources}
+    assert {k: v for k, v in found.items() if v} == {}

@@ -2,6 +2,7 @@ import csv
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -228,9 +229,10 @@ def test_bad_config(kwargs):
         ModelConfig(**kwargs)
 
 
-def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "explorer.train", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+def run_cli(*args, command=None):
+    """The installed ``explorer-train`` console script (``command`` replaces it, e.g. a ``python -m`` form)."""
+    command = command or [str(Path(sys.executable).with_name("explorer-train"))]
+    return subprocess.run([*command, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
 def test_cli_writes_the_metric_columns(tmp_path):
@@ -243,6 +245,14 @@ def test_cli_writes_the_metric_columns(tmp_path):
     assert {"step", "loss", "accuracy", "lr", "temperature", "entropy_l0_h0", "entropy_l0_h1", "maxw_l0_h1",
             "headsim_l0"} <= set(rows[0])
     assert "steps/s" in res.stderr
+
+
+@pytest.mark.parametrize("module", ["explorer.training", "explorer.train"])
+def test_cli_python_m_forms_take_the_same_arguments(tmp_path, module):
+    out = tmp_path / "run.csv"
+    res = run_cli("--task", "sort", "--steps", "3", "--out", str(out), command=[sys.executable, "-m", module])
+    assert res.returncode == 0, res.stderr
+    assert len(list(csv.DictReader(out.open()))) == 3
 
 
 @pytest.mark.parametrize("args, fragment", [

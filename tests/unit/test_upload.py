@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from explorer import data
-from tests.conftest import ROOT
 
 
 def load(raw: bytes, **kw):
@@ -13,7 +12,7 @@ def load(raw: bytes, **kw):
 
 
 def test_the_example_csv_loads_sorted():
-    ds, notes = load((ROOT / data.EXAMPLE_CSV).read_bytes())
+    ds, notes = load(data.EXAMPLE_CSV.read_bytes())
     assert len(ds.x) == 120 and np.all(np.diff(ds.x) >= 0) and notes == []
     assert ds.true_fn is None
 

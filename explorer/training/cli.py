@@ -1,0 +1,73 @@
+"""Headless training: ``explorer-train --task reverse --steps 500 --seed 0 --out run.csv`` (also
+``python -m explorer.training``).
+
+Writes one CSV row per step with the columns of ``Trainer.step`` (step, loss, accuracy, lr,
+temperature, entropy_l{l}_h{h}, maxw_l{l}_h{h}, prevtok_l{l}_h{h}, induction_l{l}_h{h}, headsim_l{l}).
+Settings not given take the task's own defaults (``Task.defaults``). Progress goes to stderr. Bad
+arguments print one line and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+import time
+
+import torch
+
+from ..cli import Parser, progress
+from . import TASKS, Trainer
+
+
+def _parser() -> Parser:
+    p = Parser(prog="explorer-train", description="Train the tiny transformer and log metrics.")
+    p.add_argument("--task", choices=list(TASKS), default="reverse")
+    p.add_argument("--steps", type=int, default=500)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="CSV file to write")
+    p.add_argument("--layers", type=int, default=None, help="1 to 4 (default: the task's)")
+    p.add_argument("--heads", type=int, default=None, help="1 to 8 (default: the task's)")
+    p.add_argument("--d-model", type=int, default=None, help="16 to 256, a multiple of --heads (default: the task's)")
+    p.add_argument("--lr", type=float, default=None, help="default: the task's")
+    p.add_argument("--warmup", type=int, default=None, help="default: the task's")
+    p.add_argument("--seq-len", type=int, default=None)
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.steps < 1 or args.steps > 1_000_000:
+            raise ValueError(f"--steps must be from 1 to 1000000, got {args.steps}.")
+        if args.device == "cuda" and not torch.cuda.is_available():
+            raise ValueError("--device cuda was asked for, but torch sees no CUDA GPU here.")
+        given = {"n_layers": args.layers, "n_heads": args.heads, "d_model": args.d_model, "lr": args.lr,
+                 "warmup": args.warmup, "seq_len": args.seq_len}
+        trainer = Trainer.for_task(args.task, seed=args.seed, device=args.device, total_steps=args.steps,
+                                   **{k: v for k, v in given.items() if v is not None})
+        out = open(args.out, "w", newline="")
+    except (ValueError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    start, writer = time.time(), None
+    with out:
+        while trainer.step_count < args.steps and not trainer.stopped:
+            rows = trainer.step(min(25, args.steps - trainer.step_count))
+            if rows and writer is None:
+                writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+                writer.writeheader()
+            if writer:
+                writer.writerows(rows)
+            if rows:
+                rate = trainer.step_count / max(time.time() - start, 1e-9)
+                progress(trainer.step_count, args.steps, f"steps  loss {rows[-1]['loss']:.4f}  {rate:.0f} steps/s")
+    sys.stderr.write("\n")
+    if trainer.stopped:
+        print(f"error: {trainer.stopped}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

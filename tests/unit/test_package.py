@@ -1,0 +1,47 @@
+"""The explorer package installs on its own: a wheel built from the checkout carries its code, text catalogs
+and example data, and works from outside the repository."""
+
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    res = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                          "-w", str(out), str(ROOT)], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    (path,) = out.glob("attention_explorer-*.whl")
+    return path
+
+
+def test_wheel_holds_the_package_and_its_data_only(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert tops == {"explorer"}                      # not tests/, bench/ or pages/
+    assert "explorer/assets/noisy_sine.csv" in names
+    catalogs = {n for n in names if n.startswith("explorer/text/") and n.endswith(".toml")}
+    assert len(catalogs) >= 6
+    entry_points = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
+    assert "explorer-train = explorer.training.cli:main" in entry_points
+    assert "explorer-export = explorer.export:main" in entry_points
+
+
+def test_unpacked_wheel_imports_and_runs_outside_the_checkout(wheel, tmp_path):
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = ("import explorer, explorer.data as d, explorer.i18n as i, explorer.regression as r;"
+            "print(explorer.__file__); print(d.EXAMPLE_CSV.exists());"
+            "print(i.t('page.kernel_regression', 'zh'));"
+            "print(float(r.nadaraya_watson([0.0], [0.0, 1.0], [1.0, 3.0], 'gaussian', 1e-3)[0]))")
+    res = subprocess.run([sys.executable, "-P", "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 0, res.stderr
+    where, has_csv, title, estimate = res.stdout.split("\n")[:4]
+    assert where.startswith(str(site))
+    assert has_csv == "True" and title == "核回归" and float(estimate) == 1.0
