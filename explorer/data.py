@@ -98,6 +98,19 @@ def query_grid(data: Dataset, m: int = 400) -> np.ndarray:
     return np.linspace(lo, hi, m)
 
 
+def dataset_arrays(name: str, n: int, noise: float, seed: int, m: int = 400) -> dict[str, np.ndarray]:
+    """What the pages draw of a generated dataset: ``x``, ``y``, an ``m``-point query grid ``x_grid`` and the
+    noise-free function on it, ``true``.
+
+    >>> d = dataset_arrays("d2l", 40, 1.0, 0)
+    >>> d["x"].shape, d["x_grid"].shape, bool(abs(d["true"][0] - 0.0) < 1e-12)
+    ((40,), (400,), True)
+    """
+    d = make_dataset(name, n, noise, seed)
+    grid = query_grid(d, m)
+    return {"x": d.x, "y": d.y, "x_grid": grid, "true": d.true_fn(grid)}
+
+
 # --------------------------------------------------------------------------- your own data
 MAX_UPLOAD_ROWS = 5_000          # leave-one-out over N points costs N² per bandwidth: keep pages interactive
 HUGE = 1e6                       # beyond this magnitude, values are standardised (with a notice)

@@ -127,110 +127,96 @@ def _fmt(v) -> str:
 
 
 # --------------------------------------------------------------------------- the lecture figure set
-def lecture_figures(seed: int = 0, lang: str = "en", lecture: bool = True) -> list[tuple[str, dict, Callable]]:
-    """(name, parameters, builder) of every figure of the lecture set. Builders are called lazily so
-    that one failure does not stop the others."""
-    from . import bridge, masking, scaling
-    from .data import make_dataset, query_grid
-    from .figures import common
-    from .figures import masking as mfig
-    from .figures import regression as rfig
-    from .figures import scaling as sfig
-    from .figures import training as tfig
-    from .figures.style import LECTURE, NORMAL
-    from .i18n import t
+TRAINING_STEPS = 150        # the exported training figures show a model this far into training
+
+
+def lecture_parameters(seed: int = 0) -> list[tuple[str, str, dict]]:
+    """(file name, registry figure, parameters) of the lecture set: each page's figures at the defaults of its
+    controls (``explorer.ui.page_controls``), with ``seed`` for every seed; the fit at each of the default
+    dataset's three preset bandwidths."""
+    from .data import dataset_arrays
     from .kernels import KERNELS
-    from .regression import loo_cv_scores, nadaraya_watson, nw_weights, select_bandwidth, silverman_bandwidth
+    from .ui import live
+    from .ui.controls import BANDWIDTH, DATASET, KERNEL, NOISE, N, presets
+    from .ui.page_controls import AttentionHeatmap as AH
+    from .ui.page_controls import Masking as MK
+    from .ui.page_controls import Scaling as SC
+    from .ui.page_controls import SoftmaxKernel as SK
+
+    name, kernel, h = DATASET.default, KERNEL.default, BANDWIDTH.default
+    data = dataset_arrays(name, N.default, NOISE.default, seed)
+    out = [("kernel_shapes", "kernel_shapes", {"kernels": tuple(KERNELS)})]
+    for value in presets(name).values():
+        out.append((f"fit_h{value:g}", "fit", {"data": data, "dataset": name, "kernels": (kernel,),
+                                               "bandwidths": (value,), "same_width": True}))
+    out += [("loo_cv", "loo_cv", {"data": data, "kernels": (kernel,), "same_width": True, "current": h}),
+            ("weights_heatmap", "weights_heatmap", {"data": data, "kernel": kernel, "h": h,
+                                                    "n_queries": AH.N_QUERIES.default}),
+            ("sigma_sweep", "sigma_sweep", {"data": data, "kernel": kernel, "bandwidths": tuple(AH.SWEEP.default),
+                                            "n_queries": AH.N_QUERIES.default})]
+    tau = SK.D.default ** 0.5 if SK.TAU_SQRT_D.default else SK.TAU.default
+    out.append(("softmax_vs_kernel", "softmax_vs_kernel", {"d": SK.D.default, "n_keys": SK.N_KEYS.default,
+                                                            "spread": SK.SPREAD.default, "tau": tau, "seed": seed}))
+    valid = MK.LENGTH.default if MK.KIND.default == "causal" else MK.VALID.default
+    out.append(("masking", "masking", {"length": MK.LENGTH.default, "d": MK.D.default, "kind": MK.KIND.default,
+                                        "valid": valid, "seed": seed, "wrong": MK.WRONG.default}))
+    out += [("logit_std", "logit_std", {"n": SC.N.default, "seed": seed, "d": SC.D.default}),
+            ("logit_histogram", "logit_histogram", {"d": SC.D.default, "seed": seed})]
+    task = live.TASK.default
+    out += [(entry, entry, {"trainer": _Trained(task, seed, TRAINING_STEPS)})
+            for entry in ("training_entropy", "training_head_maps")]
+    return out
+
+
+_TRAINED: dict = {}                 # (task, seed, steps) -> the trainer, once trained
+
+
+class _Trained:
+    """A trainer for ``task`` at its defaults after ``steps`` steps, trained once on first use."""
+
+    def __init__(self, task: str, seed: int, steps: int):
+        self.key = (task, seed, steps)
+
+    def get(self):
+        if self.key not in _TRAINED:
+            from .training import Trainer
+
+            trainer = Trainer.for_task(self.key[0], seed=self.key[1])
+            trainer.step(self.key[2])
+            _TRAINED[self.key] = trainer
+        return _TRAINED[self.key]
+
+    def __repr__(self) -> str:
+        task, seed, steps = self.key
+        return f"{task} at its defaults, seed {seed}, {steps} steps"
+
+
+def _manifest_value(value):
+    """How a parameter reads in manifest.json (arrays are named by their shape, not written out)."""
+    if isinstance(value, dict) and "x" in value:
+        return f"dataset arrays, n = {len(value['x'])}"
+    if isinstance(value, _Trained):
+        return repr(value)
+    return list(value) if isinstance(value, tuple) else value
+
+
+def lecture_figures(seed: int = 0, lang: str = "en", lecture: bool = True) -> list[tuple[str, dict, Callable]]:
+    """(name, parameters as recorded, builder) of every figure of the lecture set, drawn from the same
+    registry entries as the pages (``explorer.figures.registry``); builders run lazily, so one failure
+    does not stop the others."""
+    from .figures.registry import FIGURES
+    from .figures.style import LECTURE, NORMAL, restyle
 
     style = LECTURE if lecture else NORMAL
-    d = make_dataset("d2l", seed=seed)
-    grid = query_grid(d)
-    bws = np.logspace(-2, np.log10(20), 41)
-    out: list[tuple[str, dict, Callable]] = []
 
-    gauss = t("kernel.gaussian", lang)
-    out.append(("kernel_shapes", {"kernels": list(KERNELS)},
-                lambda: rfig.kernel_shapes_figure(list(KERNELS), style=style, lang=lang)))
-    for h in (0.05, 0.5, 10.0):
-        out.append((f"fit_h{h:g}", {"dataset": "d2l", "seed": seed, "kernel": "gaussian", "bandwidth": h},
-                    lambda h=h: rfig.fit_figure(d.x, d.y, grid, d.true_fn(grid),
-                                                {f"{gauss}, h = {h:g}": nadaraya_watson(grid, d.x, d.y, "gaussian", h)
-                                                 .numpy()},
-                                                title=t("kr.fit_title", lang, dataset=t("dataset.d2l", lang))
-                                                + f", h = {h:g}", style=style, lang=lang)))
-    out.append(("loo_cv", {"dataset": "d2l", "seed": seed, "kernel": "gaussian"},
-                lambda: rfig.loo_cv_figure(bws, {gauss: loo_cv_scores(d.x, d.y, "gaussian", bws).numpy()}, 0.5,
-                                           select_bandwidth(d.x, d.y), silverman_bandwidth(d.x), style=style,
-                                           lang=lang)))
-    xq = np.linspace(0, 5, 100)
-    out.append(("weights_heatmap", {"dataset": "d2l", "seed": seed, "bandwidth": 0.5},
-                lambda: common.heatmap(nw_weights(xq, d.x, "gaussian", 0.5).numpy(), np.round(d.x, 2),
-                                       np.round(xq, 2), t("ah.heat_title", lang, kernel=gauss, h="0.5"),
-                                       t("ah.key_short", lang), t("ah.query_short", lang), style=style,
-                                       colorbar_title=t("fig.weight", lang))))
-    sigmas = [0.1, 0.2, 0.5, 1.0]
-    out.append(("sigma_sweep", {"dataset": "d2l", "seed": seed, "sigmas": sigmas},
-                lambda: common.heatmap_grid([nw_weights(xq, d.x, "gaussian", s).numpy() for s in sigmas],
-                                            [f"h = {s:g}" for s in sigmas], np.round(d.x, 2), np.round(xq, 2),
-                                            t("ah.sweep_title", lang, kernel=gauss), t("ah.key_short", lang),
-                                            t("ah.query_short", lang), cols=4, style=style,
-                                            colorbar_title=t("fig.weight", lang))))
+    def builder(entry: str, params: dict) -> Callable:
+        def build():
+            given = {k: v.get() if isinstance(v, _Trained) else v for k, v in params.items()}
+            return restyle(FIGURES[entry].figure(lang, **given), style)
+        return build
 
-    def softmax_vs_kernel():
-        q, k, v = bridge.random_qkv(16, 16, 24, 0.5, seed)
-        c = bridge.compare(q, k, v, 4.0)
-        return common.heatmap_grid([c["dot"].numpy(), c["gauss"].numpy(), c["biased"].numpy()],
-                                   [t("sk.dot_title", lang, tau="4"), t("sk.gauss_title", lang, sigma="2"),
-                                    t("sk.max_diff_corrected", lang)], None, None, t("sk.side_title", lang),
-                                   t("sk.key_j", lang), t("sk.query_i", lang), cols=3, style=style,
-                                   colorbar_title=t("fig.weight", lang))
-    out.append(("softmax_vs_kernel", {"d": 16, "n_keys": 24, "norm_spread": 0.5, "tau": 4.0, "seed": seed},
-                softmax_vs_kernel))
-
-    def masking_pair():
-        q, k, v = masking.example(10, 16, seed)
-        m = masking.make_mask("causal", 10)
-        res = masking.all_modes(q, k, v, m)
-        return mfig.masked_pair(res["pre"]["weights"].numpy(), res["post"]["weights"].numpy(), m.numpy(),
-                                (t("mk.pre_correct", lang), "post"), style=style, lang=lang)
-    out.append(("masking", {"length": 10, "d": 16, "mask": "causal", "seed": seed}, masking_pair))
-
-    def logit_std():
-        ds = [2**i for i in range(11)]
-        un, sc = scaling.logit_stats(ds, seed=seed), scaling.logit_stats(ds, scaled=True, seed=seed)
-        theory = t("sc.theory_sqrt", lang)
-        return common.lines(ds, {t("fig.unscaled", lang): un["logit_std"], t("fig.scaled", lang): sc["logit_std"],
-                                 theory: np.sqrt(ds)}, t("sc.std_title", lang), t("sc.d_axis", lang),
-                            t("sc.std_axis", lang), log_x=True, log_y=True, mode="lines+markers", style=style,
-                            dashes={theory: "dot"})
-    out.append(("logit_std", {"d": "1..1024", "n": scaling.DEFAULT_N, "seed": seed}, logit_std))
-    out.append(("logit_histogram", {"d": 128, "seed": seed},
-                lambda: sfig.logit_histogram(scaling.logit_samples(128, 64, False, seed).numpy(),
-                                             scaling.logit_samples(128, 64, True, seed).numpy(), 128, style=style,
-                                             lang=lang)))
-
-    run = {}
-
-    def trained():
-        if not run:
-            from .training import Trainer, make_task
-            task = make_task("reverse")
-            trainer = Trainer(task.model_config(n_heads=2, d_model=64), task, seed=seed)
-            trainer.step(150)
-            run["trainer"] = trainer
-        return run["trainer"]
-
-    def entropy_curves():
-        import pandas as pd
-        tr_ = trained()
-        return tfig.entropy_figure(pd.DataFrame(tr_.history), tr_.config.n_layers, tr_.config.n_heads,
-                                   tr_.task.entropy_ceiling(), style=style, lang=lang)
-    out.append(("training_entropy", {"task": "reverse", "steps": 150, "heads": 2, "d_model": 64, "seed": seed},
-                entropy_curves))
-    out.append(("training_head_maps", {"task": "reverse", "steps": 150, "heads": 2, "d_model": 64, "seed": seed},
-                lambda: tfig.attention_maps_figure([m.numpy() for m in trained().attention_maps()], style=style,
-                                                   lang=lang)))
-    return out
+    return [(name, {k: _manifest_value(v) for k, v in params.items()}, builder(entry, params))
+            for name, entry, params in lecture_parameters(seed)]
 
 
 def export_lecture_set(out_dir: Path, seed: int = 0, lang: str = "en", lecture: bool = True,

@@ -10,109 +10,12 @@ from explorer.figures.common import heatmap, heatmap_grid, lines
 from explorer.figures.regression import fit_figure
 from explorer.i18n import t
 from explorer.ui import cache
-from explorer.ui.controls import SHARED_PARAMS, TEMPERATURES, dataset_controls
-from explorer.ui.figure import show
+from explorer.ui.control import lesson_page
+from explorer.ui.controls import dataset_controls
+from explorer.ui.figure import show, show_lesson
 from explorer.ui.layout import explanation
-from explorer.ui.state import init_state, keep_shared_state, lang, say, tr
-from explorer.ui.urlstate import Param, publish, restore
-
-keep_shared_state()
-PARAMS = [*SHARED_PARAMS, Param("sk.d", "int", lo=1, hi=256), Param("sk.n_keys", "int", lo=2, hi=128),
-          Param("sk.spread", "float", lo=0, hi=1), Param("sk.tau_sqrt_d", "bool"),
-          Param("sk.tau", "float", tuple(TEMPERATURES)), Param("sk.seed", "int", lo=0, hi=9999),
-          Param("sk.k_top", "int", lo=1, hi=128), Param("sk.hidden", "int", lo=2, hi=16),
-          Param("sk.nw_form", "bool")]
-restore(PARAMS, "softmax_kernel")
-st.title(tr("page.softmax_kernel"))
-st.markdown(tr("sk.question"))
-st.latex(r"\exp\!\left(\frac{q\cdot k}{\tau}\right) = \exp\!\left(-\frac{\|q-k\|^2}{2\tau}\right)"
-         r"\exp\!\left(\frac{\|q\|^2}{2\tau}\right)\exp\!\left(\frac{\|k\|^2}{2\tau}\right)")
-
-ds = dataset_controls()
-init_state({"sk.d": 16, "sk.n_keys": 24, "sk.spread": 0.0, "sk.tau_sqrt_d": True,
-            "sk.tau": min(TEMPERATURES, key=lambda t: abs(math.log(t / 4))),
-            "sk.seed": 0, "sk.k_top": 4, "sk.hidden": 4, "sk.nw_form": True})
-
-c1, c2, c3 = st.columns(3)
-with c1:
-    st.slider(tr("sk.d"), 1, 256, key="sk.d", help=tr("sk.d_help"))
-    st.slider(tr("sk.n_keys"), 2, 128, key="sk.n_keys", help=tr("sk.n_keys_help"))
-with c2:
-    st.slider(tr("sk.spread"), 0.0, 1.0, key="sk.spread", step=0.05, help=tr("sk.spread_help"))
-    st.number_input(tr("ui.seed"), 0, 9999, key="sk.seed", step=1, help=tr("ui.seed_help"))
-with c3:
-    st.toggle(tr("sk.tau_sqrt_d"), key="sk.tau_sqrt_d")
-    st.select_slider(tr("sk.tau"), options=TEMPERATURES, key="sk.tau",
-                     disabled=st.session_state["sk.tau_sqrt_d"], format_func=lambda t: f"{t:g}")
-
-d, n_keys, spread, seed = (st.session_state[k] for k in ("sk.d", "sk.n_keys", "sk.spread", "sk.seed"))
-tau = math.sqrt(d) if st.session_state["sk.tau_sqrt_d"] else st.session_state["sk.tau"]
-sigma = math.sqrt(tau)
-wrong = lessons.wrong_widths(d, tau)
-st.markdown(tr("sk.explain", tau=f"{tau:.3g}", sigma=f"{sigma:.3g}", half_tau=f"{wrong['half_tau']:.3g}",
-               half_d=f"{wrong['half_d']:.3g}", half_d_effect=tr(f"sk.{wrong['half_d_effect']}")))
-try:
-    res = cache.bridge(d, n_keys, spread, tau, seed)
-except ValueError as err:
-    st.error(say(err))
-    st.stop()
-
-st.subheader(tr("sk.side"))
-show(heatmap_grid([res["dot"], res["gauss"]],
-                  [tr("sk.dot_title", tau=f"{tau:.3g}"), tr("sk.gauss_title", sigma=f"{sigma:.3g}")],
-                  None, None, tr("sk.side_title"), tr("sk.key_j"), tr("sk.query_i"), cols=2, height=380,
-                  colorbar_title=tr("fig.weight")), key="side_by_side")
-m1, m2, m3 = st.columns(3)
-m1.metric(tr("sk.max_diff"), f"{res['max_diff']:.2e}")
-m2.metric(tr("sk.max_diff_corrected"), f"{res['max_diff_corrected']:.2e}", help=tr("sk.bias_help"))
-norms = res["key_norms"]
-m3.metric(tr("sk.norms"), f"{norms.min():.2f} – {norms.max():.2f}")
-if spread == 0:
-    st.success(tr("sk.equal", r=f"{math.sqrt(d):.2f}", diff=f"{res['max_diff']:.1e}"))
-else:
-    st.info(tr("sk.unequal", diff=f"{res['max_diff']:.3f}", fixed=f"{res['max_diff_corrected']:.1e}"))
-
-curve = cache.bridge_spread_curve(d, n_keys, tau, seed)
-show(lines(curve["norm_spread"], {tr("sk.max_diff"): curve["max_abs_diff"],
-                                  tr("sk.max_diff_corrected"): curve["max_abs_diff_corrected"].clip(lower=1e-18)},
-           tr("sk.gap_title"), tr("sk.gap_x"), tr("sk.gap_y"), log_y=True, mode="lines+markers",
-           vlines=[(spread, tr("sk.current"))], height=360), key="spread_curve")
-
-st.subheader(tr("sk.temperature"))
-sweep = res["tau_sweep"]
-log_n = math.log(n_keys)
-left, right = st.columns(2)
-with left:
-    series = {tr("sk.entropy_frac"): sweep["entropy"] / log_n, tr("sk.max_weight"): sweep["max_weight"]}
-    show(lines(sweep["tau"], series, tr("sk.tau_title"), tr("sk.tau_x"), tr("sk.fraction"), log_x=True,
-               vlines=[(tau, f"τ = {tau:.3g}")], height=360), key="tau_sweep")
-with right:
-    nw = cache.nw_entropy(*ds, st.session_state["nw.kernel"])
-    log_nd = math.log(ds[1])
-    series = {tr("sk.entropy_frac"): nw["entropy"] / log_nd, tr("sk.max_weight"): nw["max_weight"]}
-    show(lines(nw["bandwidth"], series, tr("sk.h_title"), tr("sk.h_axis"), tr("sk.fraction"), log_x=True,
-               vlines=[(st.session_state["nw.bandwidth"], tr("fig.current_h"))], height=360), key="h_sweep")
-st.markdown(tr("sk.temp_text", mw_tau=f"{sweep['max_weight'].iloc[0]:.2f}", tau_lo=f"{sweep['tau'].iloc[0]:g}",
-               mw_h=f"{nw['max_weight'].iloc[0]:.2f}", h_lo=f"{nw['bandwidth'].iloc[0]:g}"))
-
-st.subheader(tr("sk.topk"))
-st.slider(tr("sk.k_top"), 1, n_keys, key="sk.k_top", help=tr("sk.k_top_help", n=n_keys))
-k_top = min(st.session_state["sk.k_top"], n_keys)
-topk = res["topk_curve"]
-left, right = st.columns(2)
-with left:
-    show(lines(topk["k_top"], {tr("sk.topk_out"): topk["max_abs_output_error"].clip(lower=1e-17),
-                               tr("sk.topk_w"): topk["mean_weight_l1_error"].clip(lower=1e-17)},
-               tr("sk.topk_title"), tr("sk.topk_x"), tr("sk.topk_y"), log_y=True, mode="lines+markers",
-               vlines=[(k_top, tr("sk.current"))], height=380), key="topk_curve")
-with right:
-    w_top = cache.topk_weights(d, n_keys, spread, tau, seed, k_top)
-    show(heatmap(w_top, None, None, tr("sk.topk_heat", k=k_top), tr("sk.key_j"), tr("sk.query_i"), height=380,
-                 colorbar_title=tr("fig.weight")), key="topk_heatmap")
-kept = float(topk.loc[topk["k_top"] == k_top, "dense_mass_kept"].iloc[0])
-st.markdown(tr("sk.topk_text", k=k_top, n=n_keys, kept=f"{kept:.1%}"))
-
-st.subheader(tr("sk.learned"))
+from explorer.ui.page_controls import SoftmaxKernel as C
+from explorer.ui.state import lang, say, tr
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -147,33 +50,103 @@ def parametric_figures(name: str, n: int, noise: float, seed: int, hidden: int, 
     return rows, fits
 
 
-with st.spinner(tr("spin.learn")):
-    lb, fig_h, fig_loss = learned_figures(*ds, lang())
-loo, no_loo = lb["loo"], lb["no_loo"]
-left, right = st.columns(2)
-with left:
-    show(fig_h, key="learned_h")
-with right:
-    show(fig_loss, key="learned_loss")
-st.markdown(tr("sk.learned_text", h_loo=f"{loo['h'].iloc[-1]:.3g}", h_opt=f"{lb['optimum']:.3g}",
-               h_self=f"{no_loo['h'].iloc[-1]:.2g}", n=lb["n_used"]))
+with lesson_page("softmax_kernel", C.ALL):
+    st.markdown(tr("sk.question"))
+    st.latex(r"\exp\!\left(\frac{q\cdot k}{\tau}\right) = \exp\!\left(-\frac{\|q-k\|^2}{2\tau}\right)"
+             r"\exp\!\left(\frac{\|q\|^2}{2\tau}\right)\exp\!\left(\frac{\|k\|^2}{2\tau}\right)")
 
-st.subheader(tr("sk.param"))
-c1, c2 = st.columns(2)
-c1.toggle(tr("sk.nw_form"), key="sk.nw_form", help=tr("sk.nw_form_help"))
-c2.slider(tr("sk.hidden"), 2, 16, key="sk.hidden", help=tr("sk.hidden_help"))
-nw_form = st.session_state["sk.nw_form"]
-with st.spinner(tr("spin.param")):
-    fig_rows, fig_fits = parametric_figures(*ds, st.session_state["sk.hidden"], nw_form, lang())
-show(fig_rows, key="param_rows")
-show(fig_fits, key="param_fit")
-pf = cache.parametric_fit(*ds, st.session_state["sk.hidden"], nw_form)
-summary = lessons.parametric_summary(pf, cache.dataset(*ds))
-st.markdown(tr("sk.param_text_nw" if nw_form else "sk.param_text_free", dist=f"{summary['max_top_distance']:.2f}",
-               mse=f"{summary['mse']:.4f}", nw_mse=f"{summary['nw_mse']:.4f}", x=f"{summary['far_query']:.2f}",
-               x_top=f"{summary['far_top']:.2f}"))
+    ds = dataset_controls()
+    c1, c2, c3 = st.columns(3)
+    d, n_keys = C.D.draw(c1), C.N_KEYS.draw(c1)
+    spread, seed = C.SPREAD.draw(c2), C.SEED.draw(c2)
+    tau = math.sqrt(d) if C.TAU_SQRT_D.draw(c3) else C.TAU.draw(c3, disabled=C.TAU_SQRT_D.value)
+    sigma = math.sqrt(tau)
+    wrong = lessons.wrong_widths(d, tau)
+    st.markdown(tr("sk.explain", tau=f"{tau:.3g}", sigma=f"{sigma:.3g}", half_tau=f"{wrong['half_tau']:.3g}",
+                   half_d=f"{wrong['half_d']:.3g}", half_d_effect=tr(f"sk.{wrong['half_d_effect']}")))
+    try:
+        res = cache.lesson_data("softmax_vs_kernel", d=d, n_keys=n_keys, spread=spread, tau=tau, seed=seed)
+    except ValueError as err:
+        st.error(say(err))
+        st.stop()
 
-with explanation("ui.what_to_notice"):
-    st.markdown(tr("sk.notice"))
+    st.subheader(tr("sk.side"))
+    show_lesson("softmax_vs_kernel", res, key="side_by_side")
+    m1, m2, m3 = st.columns(3)
+    m1.metric(tr("sk.max_diff"), f"{res['max_diff']:.2e}")
+    m2.metric(tr("sk.max_diff_corrected"), f"{res['max_diff_corrected']:.2e}", help=tr("sk.bias_help"))
+    norms = res["key_norms"]
+    m3.metric(tr("sk.norms"), f"{norms.min():.2f} – {norms.max():.2f}")
+    if spread == 0:
+        st.success(tr("sk.equal", r=f"{math.sqrt(d):.2f}", diff=f"{res['max_diff']:.1e}"))
+    else:
+        st.info(tr("sk.unequal", diff=f"{res['max_diff']:.3f}", fixed=f"{res['max_diff_corrected']:.1e}"))
 
-publish(PARAMS)
+    curve = cache.bridge_spread_curve(d, n_keys, tau, seed)
+    show(lines(curve["norm_spread"], {tr("sk.max_diff"): curve["max_abs_diff"],
+                                      tr("sk.max_diff_corrected"): curve["max_abs_diff_corrected"].clip(lower=1e-18)},
+               tr("sk.gap_title"), tr("sk.gap_x"), tr("sk.gap_y"), log_y=True, mode="lines+markers",
+               vlines=[(spread, tr("sk.current"))], height=360), key="spread_curve")
+
+    st.subheader(tr("sk.temperature"))
+    sweep = res["tau_sweep"]
+    log_n = math.log(n_keys)
+    left, right = st.columns(2)
+    with left:
+        series = {tr("sk.entropy_frac"): sweep["entropy"] / log_n, tr("sk.max_weight"): sweep["max_weight"]}
+        show(lines(sweep["tau"], series, tr("sk.tau_title"), tr("sk.tau_x"), tr("sk.fraction"), log_x=True,
+                   vlines=[(tau, f"τ = {tau:.3g}")], height=360), key="tau_sweep")
+    with right:
+        nw = cache.nw_entropy(*ds, st.session_state["nw.kernel"])
+        log_nd = math.log(ds[1])
+        series = {tr("sk.entropy_frac"): nw["entropy"] / log_nd, tr("sk.max_weight"): nw["max_weight"]}
+        show(lines(nw["bandwidth"], series, tr("sk.h_title"), tr("sk.h_axis"), tr("sk.fraction"), log_x=True,
+                   vlines=[(st.session_state["nw.bandwidth"], tr("fig.current_h"))], height=360), key="h_sweep")
+    st.markdown(tr("sk.temp_text", mw_tau=f"{sweep['max_weight'].iloc[0]:.2f}", tau_lo=f"{sweep['tau'].iloc[0]:g}",
+                   mw_h=f"{nw['max_weight'].iloc[0]:.2f}", h_lo=f"{nw['bandwidth'].iloc[0]:g}"))
+
+    st.subheader(tr("sk.topk"))
+    k_top = C.K_TOP.draw(hi=n_keys, help={"n": n_keys})
+    topk = res["topk_curve"]
+    left, right = st.columns(2)
+    with left:
+        show(lines(topk["k_top"], {tr("sk.topk_out"): topk["max_abs_output_error"].clip(lower=1e-17),
+                                   tr("sk.topk_w"): topk["mean_weight_l1_error"].clip(lower=1e-17)},
+                   tr("sk.topk_title"), tr("sk.topk_x"), tr("sk.topk_y"), log_y=True, mode="lines+markers",
+                   vlines=[(k_top, tr("sk.current"))], height=380), key="topk_curve")
+    with right:
+        w_top = cache.topk_weights(d, n_keys, spread, tau, seed, k_top)
+        show(heatmap(w_top, None, None, tr("sk.topk_heat", k=k_top), tr("sk.key_j"), tr("sk.query_i"), height=380,
+                     colorbar_title=tr("fig.weight")), key="topk_heatmap")
+    kept = float(topk.loc[topk["k_top"] == k_top, "dense_mass_kept"].iloc[0])
+    st.markdown(tr("sk.topk_text", k=k_top, n=n_keys, kept=f"{kept:.1%}"))
+
+    st.subheader(tr("sk.learned"))
+
+
+    with st.spinner(tr("spin.learn")):
+        lb, fig_h, fig_loss = learned_figures(*ds, lang())
+    loo, no_loo = lb["loo"], lb["no_loo"]
+    left, right = st.columns(2)
+    with left:
+        show(fig_h, key="learned_h")
+    with right:
+        show(fig_loss, key="learned_loss")
+    st.markdown(tr("sk.learned_text", h_loo=f"{loo['h'].iloc[-1]:.3g}", h_opt=f"{lb['optimum']:.3g}",
+                   h_self=f"{no_loo['h'].iloc[-1]:.2g}", n=lb["n_used"]))
+
+    st.subheader(tr("sk.param"))
+    c1, c2 = st.columns(2)
+    nw_form, hidden = C.NW_FORM.draw(c1), C.HIDDEN.draw(c2)
+    with st.spinner(tr("spin.param")):
+        fig_rows, fig_fits = parametric_figures(*ds, hidden, nw_form, lang())
+    show(fig_rows, key="param_rows")
+    show(fig_fits, key="param_fit")
+    pf = cache.parametric_fit(*ds, hidden, nw_form)
+    summary = lessons.parametric_summary(pf, cache.dataset(*ds))
+    st.markdown(tr("sk.param_text_nw" if nw_form else "sk.param_text_free", dist=f"{summary['max_top_distance']:.2f}",
+                   mse=f"{summary['mse']:.4f}", nw_mse=f"{summary['nw_mse']:.4f}", x=f"{summary['far_query']:.2f}",
+                   x_top=f"{summary['far_top']:.2f}"))
+
+    with explanation("ui.what_to_notice"):
+        st.markdown(tr("sk.notice"))

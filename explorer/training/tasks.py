@@ -46,7 +46,7 @@ class TaskDefaults:
 
 class Task:
     """A toy task; its description for people is UI text (``task.<name>`` and ``watch.<name>`` in
-    explorer/i18n.py)."""
+    explorer/text/live_training.toml)."""
 
     name = ""
     causal = False
@@ -78,6 +78,10 @@ class Task:
         can be (log T bidirectional; log(T!)/T causal)."""
         counts = self.attention_mask().sum(-1).double()
         return float(counts[counts > 0].log().mean())
+
+    def loss_floor(self) -> float | None:
+        """The lowest loss any model can reach on average (the noise variance), or None when it is 0."""
+        return None
 
     def batch(self, size: int, gen: torch.Generator) -> Batch:
         raise NotImplementedError
@@ -167,6 +171,9 @@ class SineICL(Task):
 
     def model_config(self, **overrides):
         return super().model_config(input_dim=3, n_outputs=1, **overrides)
+
+    def loss_floor(self) -> float:
+        return self.NOISE ** 2
 
     def batch(self, size, gen):
         lo, hi = self.spec.x_range

@@ -11,12 +11,20 @@ import numpy as np
 import streamlit as st
 import torch
 
-from .. import attention, learned, masking, regression, scaling
+from .. import attention, learned, regression, scaling
 from .. import bridge as bridge_lib
-from ..data import make_dataset, query_grid
+from ..data import dataset_arrays
 from ..device import get_device
 
 LOO_BANDWIDTHS = np.logspace(-2, np.log10(20), 41)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def lesson_data(name: str, **parameters) -> dict:
+    """The data of the lesson figure ``name`` (``explorer.figures.registry``) at ``parameters``."""
+    from ..figures.registry import FIGURES
+
+    return FIGURES[name].compute(**parameters)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -32,9 +40,7 @@ def dataset(name: str, n: int, noise: float, seed: int) -> dict[str, np.ndarray 
             raise ValueError("The uploaded data is no longer available: upload the file again.")
         x, y = up["x"], up["y"]
         return {"x": x, "y": y, "x_grid": np.linspace(x.min(), x.max(), 400), "true": None}
-    d = make_dataset(name, n, noise, seed)
-    grid = query_grid(d)
-    return {"x": d.x, "y": d.y, "x_grid": grid, "true": d.true_fn(grid)}
+    return dataset_arrays(name, n, noise, seed)
 
 
 def _tensors(name, n, noise, seed):
@@ -60,40 +66,12 @@ def loo_curve(name: str, n: int, noise: float, seed: int, kernel: str) -> dict:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def nw_weight_matrix(name: str, n: int, noise: float, seed: int, kernel: str, bandwidth: float,
-                     n_queries: int) -> dict[str, np.ndarray]:
-    """NW weights of ``n_queries`` evenly spaced queries, their estimates and row entropies."""
-    x, y, _ = _tensors(name, n, noise, seed)
-    lo, hi = dataset(name, n, noise, seed)["x_grid"][[0, -1]]
-    xq = torch.linspace(float(lo), float(hi), n_queries, dtype=x.dtype, device=x.device)
-    w = regression.nw_weights(xq, x, kernel, bandwidth)
-    est = regression.nadaraya_watson(xq, x, y, kernel, bandwidth)
-    ent = attention.entropy(w)
-    ent = torch.where(w.sum(-1) > 0, ent, torch.nan)      # no support: no estimate, no entropy (not "one-hot")
-    return {"x_query": xq.cpu().numpy(), "weights": w.cpu().numpy(), "estimate": est.cpu().numpy(),
-            "entropy": ent.cpu().numpy()}
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
 def heatmap_regimes(name: str, n: int, noise: float, seed: int, kernel: str, n_queries: int) -> dict:
     """The numbers the heatmap page's notice quotes for the smallest and a large bandwidth."""
     from .. import lessons
     d = dataset(name, n, noise, seed)
     queries = np.linspace(d["x_grid"][0], d["x_grid"][-1], n_queries)     # the page's queries (any h)
     return lessons.heatmap_regimes(d["x"], kernel, queries)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def bridge(d: int, n_keys: int, spread: float, tau: float, seed: int, n_queries: int = 16) -> dict:
-    """Everything the "Softmax is a kernel" page shows about random q, k, v."""
-    q, k, v = bridge_lib.random_qkv(d, n_queries, n_keys, spread, seed)
-    c = bridge_lib.compare(q, k, v, tau)
-    return {
-        "dot": c["dot"].numpy(), "gauss": c["gauss"].numpy(), "max_diff": c["max_diff"],
-        "max_diff_corrected": c["max_diff_corrected"], "key_norms": c["key_norms"].numpy(),
-        "tau_sweep": bridge_lib.temperature_sweep(q, k, bridge_lib.log_grid(0.01, 1000, 61)),
-        "topk_curve": bridge_lib.topk_error_curve(q, k, v, tau),
-    }
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -151,33 +129,9 @@ def parametric_fit(name: str, n: int, noise: float, seed: int, hidden: int, nw_f
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def masking_example(length: int, d: int, kind: str, valid: int, seed: int) -> dict:
-    q, k, v = masking.example(length, d, seed)
-    mask = masking.make_mask(kind, length, valid)
-    res = masking.all_modes(q, k, v, mask)
-    return {"mask": mask.numpy(), "report": masking.report(q, k, v, mask),
-            **{f"{m}.{name}": t.numpy() for m, r in res.items() for name, t in r.items()},
-            "grads": {m: g.numpy() for m, g in masking.gradients(q, k, v, mask).items()}}
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def scaling_tables(n: int, seed: int) -> dict:
-    ds = [2 ** i for i in range(11)]
-    return {"unscaled": scaling.logit_stats(ds, n, scaled=False, seed=seed),
-            "scaled": scaling.logit_stats(ds, n, scaled=True, seed=seed),
-            "regime": scaling.regime_vs_scale(np.logspace(-1, 2, 61), n, seed)}
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
 def scaling_key_norms(d: int, seed: int, n: int = 256) -> tuple[float, float]:
     """Smallest and largest norm among the n keys with iid N(0, 1) entries that the page's tables use."""
     return scaling.key_norm_range(d, n, seed)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def scaling_samples(d: int, seed: int) -> dict:
-    return {"unscaled": scaling.logit_samples(d, 64, False, seed).numpy(),
-            "scaled": scaling.logit_samples(d, 64, True, seed).numpy()}
 
 
 @st.cache_data(max_entries=4, show_spinner=False)   # pages show spin.kv

@@ -10,8 +10,8 @@ import streamlit as st
 
 from ..data import DATASETS, EXAMPLE_CSV, MAX_UPLOAD_ROWS, dataset_from_table, read_csv
 from ..kernels import KERNELS
-from .state import SHARED_DEFAULTS, init_state, say, tr
-from .urlstate import Param
+from .control import Control
+from .state import init_state, say, tr
 
 PRESET_LABELS = ("over-fit", "good", "over-smooth")
 UPLOAD_PRESETS = (0.05, 0.5, 10.0)       # an upload has no true function: these get no verdict
@@ -53,9 +53,21 @@ def _load_dataset_defaults() -> None:
 
 
 UPLOAD = "upload"
-SHARED_PARAMS = [Param("data.name", "str", tuple(DATASETS)), Param("data.n", "int", lo=10, hi=2000),
-                 Param("data.noise", "float", lo=0, hi=2), Param("data.seed", "int", lo=0, hi=9999),
-                 Param("nw.kernel", "str", tuple(KERNELS)), Param("nw.bandwidth", "float", tuple(BANDWIDTHS))]
+DATASET = Control("data.name", "select", "sine_mix", "data.dataset", "data.dataset_help", options=(*DATASETS, UPLOAD),
+                  names="dataset.",
+                  on_change=_load_dataset_defaults)
+N = Control("data.n", "slider", 200, "data.n", "data.n_help", lo=10, hi=2000, step=10)
+NOISE = Control("data.noise", "slider", 0.3, "data.noise", "data.noise_help", lo=0.0, hi=2.0, step=0.05)
+SEED = Control("data.seed", "number", 0, "ui.seed", "ui.seed_help", lo=0, hi=9999)
+KERNEL = Control("nw.kernel", "select", "gaussian", "nw.kernel", options=tuple(KERNELS), names="kernel.")
+BANDWIDTH = Control("nw.bandwidth", "select_slider", 0.2, "nw.bandwidth", "nw.bandwidth_help",   # the sine mix's
+                    options=tuple(BANDWIDTHS), fmt="g")                                          # "good" preset
+SHARED_CONTROLS = [DATASET, N, NOISE, SEED, KERNEL, BANDWIDTH]     # kept across pages, in every page's URL
+
+
+def seed_control(key: str) -> Control:
+    """A page's own random seed (0 to 9999)."""
+    return Control(key, "number", 0, "ui.seed", "ui.seed_help", lo=0, hi=9999)
 
 
 def dataset_controls() -> tuple:
@@ -64,20 +76,16 @@ def dataset_controls() -> tuple:
     Returns the key of the dataset to use, ``(name, n, noise, seed)``, for the cached functions in
     ``explorer.ui.cache``. An uploaded file that is rejected leaves the previous dataset in place.
     """
-    init_state(SHARED_DEFAULTS)
-    init_state({"data.last_valid": ("sine_mix", 200, 0.3, 0)})
+    init_state({"data.last_valid": tuple(c.default for c in (DATASET, N, NOISE, SEED))})
     with st.sidebar:
         st.subheader(tr("data.header"))
-        st.selectbox(tr("data.dataset"), [*DATASETS, UPLOAD], key="data.name",
-                     format_func=lambda k: tr("data.upload_option") if k == UPLOAD else tr(f"dataset.{k}"),
-                     help=tr("data.dataset_help"), on_change=_load_dataset_defaults)
+        DATASET.draw()
         if st.session_state["data.name"] == UPLOAD:
             return _upload_controls()
-        spec = DATASETS[st.session_state["data.name"]]
-        st.latex(spec.formula)
-        st.slider(tr("data.n"), 10, 2000, key="data.n", step=10, help=tr("data.n_help"))
-        st.slider(tr("data.noise"), 0.0, 2.0, key="data.noise", step=0.05, help=tr("data.noise_help"))
-        st.number_input(tr("ui.seed"), 0, 9999, key="data.seed", step=1, help=tr("ui.seed_help"))
+        st.latex(DATASETS[st.session_state["data.name"]].formula)
+        N.draw()
+        NOISE.draw()
+        SEED.draw()
     ds = (st.session_state["data.name"], st.session_state["data.n"], st.session_state["data.noise"],
           st.session_state["data.seed"])
     st.session_state["data.last_valid"] = ds
@@ -133,11 +141,9 @@ def kernel_bandwidth_controls(ds: tuple) -> None:
     from .. import lessons
     from . import cache
 
-    init_state(SHARED_DEFAULTS)
-    st.selectbox(tr("nw.kernel"), list(KERNELS), key="nw.kernel", format_func=lambda k: tr(f"kernel.{k}"))
-    st.session_state["nw.bandwidth"] = snap_bandwidth(st.session_state["nw.bandwidth"])
-    st.select_slider(tr("nw.bandwidth"), options=BANDWIDTHS, key="nw.bandwidth", format_func=lambda v: f"{v:g}",
-                     help=tr("nw.bandwidth_help"))
+    KERNEL.draw()
+    st.session_state["nw.bandwidth"] = snap_bandwidth(BANDWIDTH.value)
+    BANDWIDTH.draw()
     name, kernel = ds[0], st.session_state["nw.kernel"]
     values = presets(name)
     if name in DATASETS:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ..export import MIME, image_formats_available, to_bytes
 from ..figures.style import LECTURE, NORMAL, restyle
-from .state import lecture_mode, tr
+from .state import lang, lecture_mode, tr
 
 
 def show(fig, key: str) -> None:
@@ -16,6 +16,13 @@ def show(fig, key: str) -> None:
     fig = restyle(fig, style)
     st.plotly_chart(fig, key=key, theme=None, config={"displaylogo": False})
     export_control(fig, key)
+
+
+def show_lesson(name: str, data: dict, key: str | None = None) -> None:
+    """Draw the lesson figure ``name`` from its data (``cache.lesson_data``): the figure the export makes."""
+    from ..figures.registry import FIGURES
+
+    show(FIGURES[name].draw(data, lang()), key=key or name)
 
 
 def export_control(fig, name: str) -> None:

@@ -15,15 +15,6 @@ from streamlit.errors import StreamlitAPIException
 
 from ..i18n import LANGUAGES, Message, t
 
-SHARED_DEFAULTS: dict[str, Any] = {
-    "data.name": "sine_mix",
-    "data.n": 200,
-    "data.noise": 0.3,
-    "data.seed": 0,
-    "nw.kernel": "gaussian",
-    "nw.bandwidth": 0.2,                     # the sine mix's "good" preset
-}
-
 
 def init_state(defaults: Mapping[str, Any]) -> None:
     """Put defaults into session state for keys that have no value yet."""
@@ -70,14 +61,16 @@ def keep_shared_state() -> None:
     Call it once per run, before any widget is drawn (app.py does; so does each page, so that a
     page also works when run on its own, as in the AppTest suite).
     """
+    from .controls import SHARED_CONTROLS  # the dataset and kernel controls (they import this module)
+
     _leave_pages_directory_mode()
-    init_state(SHARED_DEFAULTS)
+    init_state({c.key: c.default_value() for c in SHARED_CONTROLS})
     if "ui.lecture" not in st.session_state:             # ?lecture=1 turns lecture mode on
         st.session_state["ui.lecture"] = st.query_params.get("lecture", "0") in ("1", "true", "yes")
     if "ui.lang" not in st.session_state:                # ?lang=zh switches to Chinese
         st.session_state["ui.lang"] = st.query_params.get("lang", "en") if st.query_params.get("lang") in LANGUAGES \
             else "en"
-    for key in (*SHARED_DEFAULTS, "ui.lecture", "ui.lang"):
+    for key in (*(c.key for c in SHARED_CONTROLS), "ui.lecture", "ui.lang"):
         try:
             st.session_state[key] = st.session_state[key]
         except StreamlitAPIException:       # its widget is already drawn in this run (app.py's sidebar)

@@ -216,3 +216,23 @@ def test_a_task_in_a_link_loads_its_defaults():
     at2.query_params.update({"train.task": "induction", "train.layers": "1"})
     at2.run()
     assert at2.session_state["train.layers"] == 1 and at2.session_state["train.seq_len"] == d.seq_len
+
+
+@pytest.mark.parametrize("name", ["reverse", "sort", "induction"])
+def test_formula_text_entropy_never_exceeds_the_ceiling_and_uniform_attention_sits_on_it(name):
+    """lt.formula_text: H is at most the mean log of visible keys (the ceiling); uniform attention equals it."""
+    import torch
+
+    from explorer.attention import entropy
+
+    trainer = Trainer.for_task(name, seed=0)
+    rows = trainer.step(20)
+    ceiling = trainer.task.entropy_ceiling()
+    heads = [k for k in rows[0] if k.startswith("entropy_")]
+    assert heads and all(r[k] <= ceiling + 1e-6 for r in rows for k in heads)
+    allowed = trainer.task.attention_mask()
+    uniform = allowed.double() / allowed.sum(-1, keepdim=True)
+    assert float(entropy(uniform).mean()) == pytest.approx(ceiling, abs=1e-12)
+    one_key = torch.eye(allowed.shape[0], dtype=torch.double)
+    assert float(entropy(one_key).mean()) == pytest.approx(0.0, abs=1e-12)
+    assert f"{ceiling:.2f} nats" in t("lt.formula_text", "en", ceiling=f"{ceiling:.2f}")

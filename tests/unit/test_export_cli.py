@@ -5,9 +5,11 @@ import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
+from explorer.data import DATASETS
 from explorer.export import find_browser
 from tests.conftest import ROOT
 
@@ -20,8 +22,9 @@ def test_lecture_set_in_chinese_writes_every_file_its_manifest_names(tmp_path):
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["failed"] == [] and manifest["lang"] == "zh" and manifest["seed"] == 1
     figures = {f["figure"] for f in manifest["files"]}
-    assert {"kernel_shapes", "fit_h0.05", "fit_h0.5", "fit_h10", "loo_cv", "weights_heatmap", "sigma_sweep",
-            "softmax_vs_kernel", "masking", "logit_std", "training_entropy", "training_head_maps"} <= figures
+    fits = {f"fit_h{h:g}" for h in DATASETS["sine_mix"].presets}        # the default dataset's presets
+    assert {"kernel_shapes", *fits, "loo_cv", "weights_heatmap", "sigma_sweep", "softmax_vs_kernel", "masking",
+            "logit_std", "logit_histogram", "training_entropy", "training_head_maps"} == figures
     for entry in manifest["files"]:
         data = (tmp_path / entry["file"]).read_bytes()
         assert entry["parameters"]
@@ -36,6 +39,7 @@ def test_lecture_set_in_chinese_writes_every_file_its_manifest_names(tmp_path):
 
 
 def test_bad_cli_arguments_exit_with_one_line(tmp_path):
-    res = subprocess.run([sys.executable, "-m", "explorer.export", "--out", str(tmp_path), "--lang", "fr"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    script = str(Path(sys.executable).with_name("explorer-export"))          # the installed console script
+    res = subprocess.run([script, "--out", str(tmp_path), "--lang", "fr"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=60)
     assert res.returncode == 2 and "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1

@@ -1,6 +1,7 @@
 """The explorer package installs on its own: a wheel built from the checkout carries its code, text catalogs
 and example data, and works from outside the repository."""
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -12,9 +13,13 @@ from tests.conftest import ROOT
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
-    out = tmp_path_factory.mktemp("wheel")
+    """A wheel built from a copy of what a source distribution holds (so the build leaves no files here)."""
+    src, out = tmp_path_factory.mktemp("src"), tmp_path_factory.mktemp("wheel")
+    for name in ("pyproject.toml", "README.md", "requirements.txt", "requirements-dev.txt"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(ROOT / "explorer", src / "explorer", ignore=shutil.ignore_patterns("__pycache__"))
     res = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-                          "-w", str(out), str(ROOT)], capture_output=True, text=True, timeout=300)
+                          "-w", str(out), str(src)], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     (path,) = out.glob("attention_explorer-*.whl")
     return path

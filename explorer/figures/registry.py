@@ -1,0 +1,263 @@
+"""The lesson figures, each defined once: parameters → data → figure.
+
+A page draws a figure with ``explorer.ui.figure.lesson(name, **parameters)`` (which caches the data) and the
+headless lecture export (``explorer-export``) draws the same entries at each page's default parameters, so
+an exported figure is the figure the page shows. ``compute`` is pure (numbers in, a dict of numpy/pandas out,
+no streamlit) and returns everything the page's text quotes about the figure as well; ``draw`` turns that
+dict into a plotly figure in a language.
+
+>>> data = FIGURES["logit_histogram"].compute(d=16, seed=0)
+>>> fig = FIGURES["logit_histogram"].draw(data, "en")
+>>> [trace.type for trace in fig.data]
+['histogram', 'histogram']
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..i18n import t
+from . import common
+from . import masking as mfig
+from . import regression as rfig
+from . import scaling as sfig
+from . import training as tfig
+
+LOO_BANDWIDTHS = np.logspace(-2, np.log10(20), 41)
+
+
+@dataclass(frozen=True)
+class LessonFigure:
+    name: str                                    # file name in the export, key on the page
+    page: str                                    # the page that shows it
+    compute: Callable[..., dict]                 # parameters -> data
+    draw: Callable[[dict, str], Any]             # (data, language) -> figure
+
+    def figure(self, lang: str = "en", **parameters):
+        return self.draw(self.compute(**parameters), lang)
+
+
+FIGURES: dict[str, LessonFigure] = {}
+
+
+def lesson_figure(name: str, page: str, compute: Callable[..., dict]):
+    """Register ``draw`` (the decorated function) with its ``compute`` as the figure ``name``."""
+    def register(draw: Callable[[dict, str], Any]):
+        FIGURES[name] = LessonFigure(name, page, compute, draw)
+        return draw
+    return register
+
+
+def dataset_label(name: str, lang: str) -> str:
+    return t("data.your_data", lang) if name.startswith("upload") else t(f"dataset.{name}", lang)
+
+
+# --------------------------------------------------------------------------- Kernel regression
+def _shapes(kernels: tuple[str, ...]) -> dict:
+    return {"kernels": list(kernels)}
+
+
+@lesson_figure("kernel_shapes", "kernel_regression", _shapes)
+def _draw_shapes(d: dict, lang: str):
+    return rfig.kernel_shapes_figure(d["kernels"], lang=lang)
+
+
+def _fit(data: Mapping, dataset: str, kernels: tuple[str, ...], bandwidths: tuple[float, ...],
+         same_width: bool) -> dict:
+    """One curve per (kernel, bandwidth); compared kernels at the first kernel's effective width when asked."""
+    from ..kernels import equivalent_bandwidth
+    from ..regression import defined_mse, nadaraya_watson
+
+    curves = []
+    for k in kernels:
+        for b in bandwidths:
+            hk = equivalent_bandwidth(b, k, reference=kernels[0]) if same_width else b
+            est = nadaraya_watson(data["x_grid"], data["x"], data["y"], k, hk).numpy()
+            mse = defined_mse(est, data["true"])[0] if data["true"] is not None else None
+            curves.append({"kernel": k, "h": hk, "estimate": est, "mse": mse,
+                           "undefined": int(np.isnan(est).sum())})
+    return {**data, "dataset": dataset, "curves": curves}
+
+
+def curve_label(curve: Mapping, lang: str) -> str:
+    return f"{t('kernel.' + curve['kernel'], lang)}, h = {curve['h']:.3g}"
+
+
+@lesson_figure("fit", "kernel_regression", _fit)
+def _draw_fit(d: dict, lang: str):
+    return rfig.fit_figure(d["x"], d["y"], d["x_grid"], d["true"], {curve_label(c, lang): c["estimate"]
+                                                                  for c in d["curves"]},
+                           title=t("kr.fit_title", lang, dataset=dataset_label(d["dataset"], lang)), lang=lang)
+
+
+def _loo(data: Mapping, kernels: tuple[str, ...], same_width: bool, current: float) -> dict:
+    """Leave-one-out MSE against h for each kernel; with equal width, each drawn at the first kernel's h."""
+    from ..kernels import equivalent_bandwidth
+    from ..regression import loo_cv_scores, select_bandwidth, silverman_bandwidth
+
+    scores = {k: loo_cv_scores(data["x"], data["y"], k, LOO_BANDWIDTHS).numpy() for k in kernels}
+    x_of = {k: LOO_BANDWIDTHS / (equivalent_bandwidth(1.0, k, reference=kernels[0]) if same_width else 1)
+            for k in kernels}
+    return {"bandwidths": LOO_BANDWIDTHS, "scores": scores, "x_of": x_of, "current": current,
+            "shift": same_width and len(kernels) > 1,
+            "optimum": select_bandwidth(data["x"], data["y"], kernels[0]),
+            "silverman": silverman_bandwidth(data["x"], kernels[0])}
+
+
+@lesson_figure("loo_cv", "kernel_regression", _loo)
+def _draw_loo(d: dict, lang: str):
+    name = {k: t(f"kernel.{k}", lang) for k in d["scores"]}
+    return rfig.loo_cv_figure(d["bandwidths"], {name[k]: s for k, s in d["scores"].items()}, current=d["current"],
+                              optimum=d["optimum"], silverman=d["silverman"], lang=lang,
+                              x_by_series={name[k]: x for k, x in d["x_of"].items()} if d["shift"] else None)
+
+
+# --------------------------------------------------------------------------- Attention heatmap
+def _weights(data: Mapping, kernel: str, h: float, n_queries: int) -> dict:
+    """NW weights of ``n_queries`` evenly spaced queries, their estimates and row entropies."""
+    import torch
+
+    from ..attention import entropy
+    from ..regression import nadaraya_watson, nw_weights
+
+    x = torch.as_tensor(data["x"])
+    xq = torch.linspace(float(data["x_grid"][0]), float(data["x_grid"][-1]), n_queries, dtype=x.dtype)
+    w = nw_weights(xq, x, kernel, h)
+    ent = torch.where(w.sum(-1) > 0, entropy(w), torch.nan)    # no support: no estimate, no entropy
+    return {"x_query": xq.numpy(), "x_key": data["x"], "weights": w.numpy(), "kernel": kernel, "h": h,
+            "estimate": nadaraya_watson(xq, x, torch.as_tensor(data["y"]), kernel, h).numpy(),
+            "entropy": ent.numpy()}
+
+
+@lesson_figure("weights_heatmap", "attention_heatmap", _weights)
+def _draw_weights(d: dict, lang: str):
+    z, rows, cols, _ = common.downsample(d["weights"], d["x_query"], d["x_key"])
+    title = t("ah.heat_title", lang, kernel=t(f"kernel.{d['kernel']}", lang), h=f"{d['h']:g}")
+    return common.heatmap(z, np.round(cols, 3), np.round(rows, 3), title, t("ah.key_axis", lang),
+                          t("ah.query_axis", lang), height=520, colorbar_title=t("fig.weight", lang))
+
+
+def _sweep(data: Mapping, kernel: str, bandwidths: tuple[float, ...], n_queries: int) -> dict:
+    return {"kernel": kernel, "panels": [_weights(data, kernel, b, n_queries) for b in sorted(bandwidths)]}
+
+
+@lesson_figure("sigma_sweep", "attention_heatmap", _sweep)
+def _draw_sweep(d: dict, lang: str):
+    panels = d["panels"]
+    mats = [common.downsample(p["weights"], p["x_query"], p["x_key"], common.MAX_DISPLAY_CELLS // len(panels))
+            for p in panels]
+    _, rows, cols, _ = mats[0]
+    return common.heatmap_grid([m[0] for m in mats], [f"h = {p['h']:g}" for p in panels], np.round(cols, 2),
+                               np.round(rows, 2), t("ah.sweep_title", lang, kernel=t(f"kernel.{d['kernel']}", lang)),
+                               t("ah.key_short", lang), t("ah.query_short", lang), cols=min(4, len(mats)),
+                               colorbar_title=t("fig.weight", lang))
+
+
+# --------------------------------------------------------------------------- Softmax is a kernel
+def _bridge(d: int, n_keys: int, spread: float, tau: float, seed: int, n_queries: int = 16) -> dict:
+    """Dot-product and Gaussian-kernel attention on the same random q, k, v, and what the page says of them."""
+    from .. import bridge
+
+    q, k, v = bridge.random_qkv(d, n_queries, n_keys, spread, seed)
+    c = bridge.compare(q, k, v, tau)
+    return {"dot": c["dot"].numpy(), "gauss": c["gauss"].numpy(), "max_diff": c["max_diff"],
+            "max_diff_corrected": c["max_diff_corrected"], "key_norms": c["key_norms"].numpy(), "tau": tau,
+            "tau_sweep": bridge.temperature_sweep(q, k, bridge.log_grid(0.01, 1000, 61)),
+            "topk_curve": bridge.topk_error_curve(q, k, v, tau)}
+
+
+@lesson_figure("softmax_vs_kernel", "softmax_kernel", _bridge)
+def _draw_bridge(r: dict, lang: str):
+    tau = r["tau"]
+    return common.heatmap_grid([r["dot"], r["gauss"]], [t("sk.dot_title", lang, tau=f"{tau:.3g}"),
+                                                        t("sk.gauss_title", lang, sigma=f"{np.sqrt(tau):.3g}")],
+                               None, None, t("sk.side_title", lang), t("sk.key_j", lang), t("sk.query_i", lang),
+                               cols=2, height=380, colorbar_title=t("fig.weight", lang))
+
+
+# --------------------------------------------------------------------------- Masking
+def _masking(length: int, d: int, kind: str, valid: int, seed: int, wrong: str) -> dict:
+    """Every masking mode on one random example: weights, row sums, norms, gradients and the report."""
+    from .. import masking
+
+    q, k, v = masking.example(length, d, seed)
+    mask = masking.make_mask(kind, length, valid)
+    res = masking.all_modes(q, k, v, mask)
+    return {"mask": mask.numpy(), "wrong": wrong, "report": masking.report(q, k, v, mask),
+            **{f"{m}.{name}": x.numpy() for m, r in res.items() for name, x in r.items()},
+            "grads": {m: g.numpy() for m, g in masking.gradients(q, k, v, mask).items()}}
+
+
+@lesson_figure("masking", "masking", _masking)
+def _draw_masking(ex: dict, lang: str):
+    wrong = ex["wrong"]
+    return mfig.masked_pair(ex["pre.weights"], ex[f"{wrong}.weights"], ex["mask"], (t("mk.pre_correct", lang), wrong),
+                            lang=lang)
+
+
+# --------------------------------------------------------------------------- Scaling
+D_RANGE = tuple(2 ** i for i in range(11))
+
+
+@functools.lru_cache(maxsize=16)                 # the tables do not depend on the d that is marked
+def _scaling_tables(n: int, seed: int) -> dict:
+    from .. import scaling
+
+    return {"unscaled": scaling.logit_stats(list(D_RANGE), n, scaled=False, seed=seed),
+            "scaled": scaling.logit_stats(list(D_RANGE), n, scaled=True, seed=seed),
+            "regime": scaling.regime_vs_scale(np.logspace(-1, 2, 61), n, seed)}
+
+
+def _scaling(n: int, seed: int, d: int) -> dict:
+    return {"d": d, "n": n, **_scaling_tables(n, seed)}
+
+
+@lesson_figure("logit_std", "scaling", _scaling)
+def _draw_std(r: dict, lang: str):
+    ds, d = r["unscaled"]["d"].to_numpy(), r["d"]
+    unscaled, scaled = t("fig.unscaled", lang), t("fig.scaled", lang)
+    sqrt_d, one = t("sc.theory_sqrt", lang), t("sc.theory_one", lang)
+    return common.lines(ds, {unscaled: r["unscaled"]["logit_std"], scaled: r["scaled"]["logit_std"],
+                             sqrt_d: np.sqrt(ds), one: np.ones_like(ds, dtype=float)},
+                        t("sc.std_title", lang), t("sc.d_axis", lang), t("sc.std_axis", lang), log_x=True, log_y=True,
+                        mode="lines+markers", dashes={sqrt_d: "dot", one: "dot"}, colors={sqrt_d: "#222", one: "#777"},
+                        vlines=[(d, f"d = {d}")])
+
+
+def _samples(d: int, seed: int) -> dict:
+    from .. import scaling
+
+    return {"d": d, "unscaled": scaling.logit_samples(d, 64, False, seed).numpy(),
+            "scaled": scaling.logit_samples(d, 64, True, seed).numpy()}
+
+
+@lesson_figure("logit_histogram", "scaling", _samples)
+def _draw_samples(s: dict, lang: str):
+    return sfig.logit_histogram(s["unscaled"], s["scaled"], s["d"], lang=lang)
+
+
+# --------------------------------------------------------------------------- Live training
+def _training(trainer) -> dict:
+    """What the live figures read from a trainer, taken under its lock (another run may be mid-step)."""
+    with trainer.lock:
+        rows, maps = list(trainer.history), [m.numpy() for m in trainer.attention_maps()]
+        steps = trainer.step_count
+    return {"rows": rows, "maps": maps, "step_count": steps, "n_layers": trainer.config.n_layers,
+            "n_heads": trainer.config.n_heads, "ceiling": trainer.task.entropy_ceiling()}
+
+
+@lesson_figure("training_entropy", "live_training", _training)
+def _draw_entropy(r: dict, lang: str):
+    import pandas as pd
+
+    return tfig.entropy_figure(pd.DataFrame(r["rows"]), r["n_layers"], r["n_heads"], r["ceiling"], lang=lang)
+
+
+@lesson_figure("training_head_maps", "live_training", _training)
+def _draw_maps(r: dict, lang: str):
+    return tfig.attention_maps_figure(r["maps"], lang=lang)

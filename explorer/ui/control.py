@@ -1,0 +1,200 @@
+"""Controls declared once, and the setup every page shares.
+
+A ``Control`` says everything about one widget: its session-state key (also its name in the URL), the widget,
+its range or options, its default, and the UI-text keys of its label and help. From that one spec it draws
+the widget, puts the default in place, checks a value, and reads and writes the value in the URL::
+
+    LAYERS = Control("train.layers", "slider", default=1, lo=1, hi=4, label="lt.layers")
+
+    with lesson_page("live_training", [LAYERS, ...]):     # shared state kept, the URL restored ...
+        LAYERS.draw()
+        ...                                               # ... and published when the page ends
+
+A value from a link that the spec refuses is left out with a one-line notice and the default stays.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from .state import init_state, keep_shared_state, tr
+
+WIDGETS = ("slider", "select_slider", "select", "multiselect", "toggle", "checkbox", "number")
+
+
+@dataclass(frozen=True)
+class Control:
+    key: str                                   # session-state key, also the URL name
+    widget: str                                # one of WIDGETS
+    default: Any                               # a value, or a function of the session state giving one
+    label: str                                 # UI-text key of the label
+    help: str | None = None                    # UI-text key of the help tooltip
+    options: tuple | None = None               # the choices of select, select_slider and multiselect
+    lo: float | None = None                    # bounds of slider and number
+    hi: float | None = None
+    step: float | None = None
+    names: str | None = None                   # options read as UI text "<names><option>" (e.g. "kernel.")
+    fmt: str | None = None                     # or as format(option, fmt), e.g. "g"
+    max_selections: int | None = None          # multiselect only
+    on_change: Callable[[], None] | None = None
+
+    def __post_init__(self):
+        if self.widget not in WIDGETS:
+            raise ValueError(f"widget must be one of {', '.join(WIDGETS)}; got {self.widget!r}.")
+
+    # ------------------------------------------------------------------ values
+    def default_value(self) -> Any:
+        return self.default() if callable(self.default) else self.default
+
+    @property
+    def numeric(self) -> bool:
+        return self.widget in ("slider", "number")
+
+    def check(self, value: Any) -> Any:
+        """``value`` as this control holds it; ``ValueError`` when the control cannot take it."""
+        if self.widget in ("toggle", "checkbox"):
+            if not isinstance(value, bool):
+                raise ValueError(value)
+            return value
+        if self.widget == "multiselect":
+            chosen = [self._option(v) for v in value]
+            if self.max_selections and len(chosen) > self.max_selections:
+                raise ValueError(value)
+            return list(dict.fromkeys(chosen))
+        if self.options is not None:
+            return self._option(value)
+        kind = type(self.default_value())
+        number = float(value)
+        if not math.isfinite(number) or not self.lo <= number <= self.hi:
+            raise ValueError(value)
+        if kind is int:
+            if not number.is_integer():
+                raise ValueError(value)
+            return int(number)
+        return number
+
+    def _option(self, value: Any) -> Any:
+        for option in self.options:
+            same = option == value if isinstance(option, str) or isinstance(value, str) \
+                else math.isclose(float(option), float(value))
+            if same:
+                return option
+        raise ValueError(value)
+
+    # ------------------------------------------------------------------ URL
+    def parse(self, raw: str) -> Any:
+        """The value a URL parameter stands for (``ValueError`` when it names none)."""
+        if self.widget in ("toggle", "checkbox"):
+            words = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False,
+                     "off": False}
+            if raw.lower() not in words:
+                raise ValueError(raw)
+            return words[raw.lower()]
+        if self.widget == "multiselect":
+            return self.check([self._from_text(v) for v in raw.split(",") if v.strip()])
+        return self.check(self._from_text(raw))
+
+    def _from_text(self, raw: str) -> Any:
+        sample = self.options[0] if self.options else self.default_value()
+        return raw if isinstance(sample, str) else float(raw)
+
+    def dump(self, value: Any) -> str:
+        if self.widget in ("toggle", "checkbox"):
+            return "1" if value else "0"
+        if self.widget == "multiselect":
+            return ",".join(_text(v) for v in value)
+        return _text(value)
+
+    # ------------------------------------------------------------------ drawing
+    def format(self, option: Any) -> str:
+        if self.names:
+            return tr(f"{self.names}{option}")
+        return format(option, self.fmt) if self.fmt else str(option)
+
+    def draw(self, where: Any = st, *, hi: float | None = None, label: dict | None = None,
+             help: dict | None = None, **extra) -> Any:
+        """Draw the widget in ``where`` (``st``, a column, the sidebar) and return its value. ``hi`` lowers a
+        slider's upper bound for this run (the value is clamped to it); ``label``/``help`` fill placeholders
+        of their texts; ``extra`` goes to the widget (e.g. ``disabled``)."""
+        state = st.session_state
+        if self.key not in state:
+            state[self.key] = self.default_value()
+        text = tr(self.label, **(label or {}))
+        shown = extra.pop("format_func", self.format)
+        common = {"key": self.key, "help": tr(self.help, **(help or {})) if self.help else None,
+                  "on_change": self.on_change, **extra}
+        if self.widget == "slider":
+            top = self.hi if hi is None else hi
+            state[self.key] = min(state[self.key], type(state[self.key])(top))
+            return where.slider(text, type(state[self.key])(self.lo), type(state[self.key])(top), step=self.step,
+                                **common)
+        if self.widget == "number":
+            return where.number_input(text, int(self.lo), int(self.hi), step=self.step or 1, **common)
+        if self.widget == "select_slider":
+            return where.select_slider(text, options=list(self.options), format_func=shown, **common)
+        if self.widget == "select":
+            return where.selectbox(text, list(self.options), format_func=shown, **common)
+        if self.widget == "multiselect":
+            return where.multiselect(text, list(self.options), format_func=shown, placeholder=tr("ui.choose"),
+                                     max_selections=self.max_selections, **common)
+        return (where.toggle if self.widget == "toggle" else where.checkbox)(text, **common)
+
+    @property
+    def value(self) -> Any:
+        """The current value (the default before the widget is drawn)."""
+        return st.session_state.get(self.key, self.default_value())
+
+
+def _text(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+# ---------------------------------------------------------------------- the page's shared setup
+def restore(controls: Sequence[Control], page: str) -> None:
+    """Copy valid URL values into session state, once per session and page; say which were left out."""
+    flag = f"url.restored.{page}"
+    if st.session_state.get(flag):
+        return
+    st.session_state[flag] = True
+    ignored = []
+    for c in controls:
+        raw = st.query_params.get(c.key)
+        if raw is None:
+            continue
+        try:
+            st.session_state[c.key] = c.parse(raw)
+        except (ValueError, TypeError):
+            ignored.append(f"{c.key}={raw}")
+    if ignored:
+        st.warning(tr("ui.url_ignored", bad=", ".join(ignored)))
+
+
+def publish(controls: Sequence[Control]) -> None:
+    """Write the current values into the URL (plus lecture mode and language), so the address can be shared."""
+    values = {c.key: c.dump(st.session_state[c.key]) for c in controls if c.key in st.session_state}
+    if st.session_state.get("ui.lecture"):
+        values["lecture"] = "1"
+    if st.session_state.get("ui.lang", "en") != "en":
+        values["lang"] = st.session_state["ui.lang"]
+    if dict(st.query_params) != values:
+        st.query_params.from_dict(values)
+
+
+@contextlib.contextmanager
+def lesson_page(name: str, controls: Sequence[Control]) -> Iterator[None]:
+    """A page's setup in one block: shared state kept, the URL's values restored, every default in place,
+    the page title drawn; on leaving (also through ``st.stop``), the values written back to the URL."""
+    keep_shared_state()
+    restore(controls, name)
+    init_state({c.key: c.default_value() for c in controls})
+    st.title(tr(f"page.{name}"))
+    try:
+        yield
+    finally:
+        publish(controls)

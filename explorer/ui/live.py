@@ -1,0 +1,223 @@
+"""The Live training page's controller: its controls, the session's trainer, the buttons, and the live view.
+
+The page (``pages/live_training.py``) reads as a lesson and calls into here; everything that keeps a model
+training between reruns lives in this module: building the trainer when the architecture changes, applying
+learning-rate and temperature settings, the Start/Pause/Step/Reset callbacks, sizing each training chunk so
+a redraw stays within its time budget, and the KV-cache check.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from .. import lessons
+from ..data import DATASETS
+from ..device import get_device
+from ..figures.registry import FIGURES
+from ..figures.training import attention_maps_figure, icl_figure, loss_figure
+from ..training import (
+    COLLAPSE_NATS,
+    COLLAPSE_STEPS,
+    TASKS,
+    TEMPERATURE_SCHEDULES,
+    TemperatureSchedule,
+    Trainer,
+    generate,
+    head_warnings,
+    make_task,
+)
+from .control import Control
+from .controls import seed_control
+from .figure import show
+from .state import lang, say, tr
+
+TICK = 0.5                      # seconds between redraws while training
+TICK_BUDGET = 0.3               # seconds of training per tick (shorter than the tick)
+LRS = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 10.0, 100.0, 1000.0)
+TEMPS = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
+
+
+def _task_default(field: str):
+    """The default of a setting: what the current task declares (``Task.defaults``)."""
+    return lambda: getattr(TASKS[st.session_state.get("train.task", "reverse")].defaults, field)
+
+
+def _load_task_defaults() -> None:
+    """Picking a task loads its own architecture and optimiser settings."""
+    for control, field in TASK_FIELDS.items():
+        st.session_state[control.key] = getattr(TASKS[st.session_state["train.task"]].defaults, field)
+
+
+TASK = Control("train.task", "select", "reverse", "lt.task", options=tuple(TASKS), names="taskname.",
+               on_change=_load_task_defaults)
+LAYERS = Control("train.layers", "slider", _task_default("n_layers"), "lt.layers", lo=1, hi=4)
+HEADS = Control("train.heads", "select_slider", _task_default("n_heads"), "lt.heads", options=(1, 2, 4, 8))
+D_MODEL = Control("train.d_model", "select_slider", _task_default("d_model"), "lt.d_model",
+                  options=(16, 32, 64, 128, 256))
+SEQ_LEN = Control("train.seq_len", "slider", _task_default("seq_len"), "lt.seq_len", lo=8, hi=32)
+MLP = Control("train.mlp", "toggle", _task_default("with_mlp"), "lt.mlp")
+SEED = seed_control("train.seed")
+LR = Control("train.lr", "select_slider", _task_default("lr"), "lt.lr", "lt.lr_help", options=LRS, fmt="g")
+WARMUP = Control("train.warmup", "slider", _task_default("warmup"), "lt.warmup", lo=0, hi=200, step=10)
+TEMP_KIND = Control("train.temp_kind", "select", "constant", "lt.temp", "lt.temp_help",
+                    options=TEMPERATURE_SCHEDULES, names="tempkind.")
+TEMP_START = Control("train.temp_start", "select_slider", 1.0, "lt.start_temp", options=TEMPS)
+TEMP_END = Control("train.temp_end", "select_slider", 1.0, "lt.end_temp", options=TEMPS)
+CONTROLS = [TASK, LAYERS, HEADS, D_MODEL, SEQ_LEN, MLP, SEED, LR, WARMUP, TEMP_KIND, TEMP_START, TEMP_END]
+TASK_FIELDS = {LAYERS: "n_layers", HEADS: "n_heads", D_MODEL: "d_model", SEQ_LEN: "seq_len", MLP: "with_mlp",
+               LR: "lr", WARMUP: "warmup"}
+ARCH = (TASK, LAYERS, HEADS, D_MODEL, SEQ_LEN, MLP, SEED)     # a change builds a new model
+
+
+def draw_controls() -> None:
+    """The settings, in four columns: task, architecture, data and seed, optimiser and temperature."""
+    c1, c2, c3, c4 = st.columns(4)
+    TASK.draw(c1)
+    c1.caption(tr(f"task.{TASK.value}"))
+    for control, column in ((LAYERS, c2), (HEADS, c2), (D_MODEL, c2), (SEQ_LEN, c3), (MLP, c3), (SEED, c3),
+                            (LR, c4), (WARMUP, c4), (TEMP_KIND, c4)):
+        control.draw(column)
+    t1, t2 = c4.columns(2)
+    TEMP_START.draw(t1)
+    TEMP_END.draw(t2, disabled=TEMP_KIND.value == "constant")
+
+
+def _architecture() -> tuple:
+    return tuple(st.session_state[c.key] for c in ARCH)
+
+
+def _build() -> None:
+    s = st.session_state
+    task = make_task(s["train.task"], s["train.seq_len"])
+    cfg = task.model_config(n_layers=s["train.layers"], n_heads=s["train.heads"], d_model=s["train.d_model"],
+                            with_mlp=s["train.mlp"])
+    s["train.trainer"] = Trainer(cfg, task, lr=s["train.lr"], warmup=s["train.warmup"], seed=s["train.seed"],
+                                 device=get_device())
+    s["train.arch"], s["train.running"] = _architecture(), False
+
+
+def session_trainer() -> Trainer:
+    """The session's trainer with the current settings: rebuilt (with a notice) when the architecture changed,
+    its learning rate and temperature schedule updated otherwise. A setting it refuses stops the page with one
+    sentence and keeps the previous model."""
+    s = st.session_state
+    s.setdefault("train.running", False)
+    s.setdefault("train.chunk", 5)
+    try:
+        if s.get("train.arch") != _architecture():
+            rebuilt = "train.trainer" in s
+            _build()
+            if rebuilt:
+                st.info(tr("lt.rebuilt", seed=s["train.seed"]))
+        trainer: Trainer = s["train.trainer"]
+        trainer.set_lr(s["train.lr"], s["train.warmup"])
+        end = s["train.temp_end"] if s["train.temp_kind"] != "constant" else s["train.temp_start"]
+        trainer.set_temperature_schedule(TemperatureSchedule(s["train.temp_kind"], s["train.temp_start"], end))
+    except ValueError as err:
+        st.error(tr("lt.kept", error=say(err)))
+        st.stop()
+    return trainer
+
+
+def _set_running(on: bool) -> None:
+    st.session_state["train.running"] = on
+
+
+def _step() -> None:
+    st.session_state["train.running"] = False
+    st.session_state["train.trainer"].step(10)
+
+
+def draw_buttons() -> None:
+    running = st.session_state["train.running"]
+    b1, b2, b3, b4, _ = st.columns([1, 1, 1, 1, 4])
+    b1.button(tr("lt.start"), on_click=_set_running, args=(True,), type="primary", disabled=running, width="stretch",
+              key="train.start")
+    b2.button(tr("lt.pause"), on_click=_set_running, args=(False,), disabled=not running, width="stretch",
+              key="train.pause")
+    b3.button(tr("lt.step"), on_click=_step, width="stretch", help=tr("lt.step_help"), key="train.step")
+    b4.button(tr("lt.reset"), on_click=_build, width="stretch", help=tr("lt.reset_help"), key="train.reset")
+
+
+def advance(trainer: Trainer) -> None:
+    """Train one chunk while running, sized so that it takes about ``TICK_BUDGET`` seconds; stop on a halt."""
+    s = st.session_state
+    if s["train.running"] and not trainer.stopped:
+        t0 = time.perf_counter()
+        rows = trainer.step(s["train.chunk"])
+        per_step = (time.perf_counter() - t0) / max(1, len(rows))
+        s["train.chunk"] = int(np.clip(TICK_BUDGET / max(per_step, 1e-4), 1, 200))
+    if trainer.stopped and s["train.running"]:
+        s["train.running"] = False
+        st.rerun(scope="app")
+    if trainer.stopped:
+        st.error(say(trainer.stopped))
+
+
+def _warning(kind: str, layer: int, value, task) -> None:
+    if kind == "collapsed":
+        key = "lt.collapsed" if task.sharp_heads_expected else "lt.collapsed_problem"
+        (st.info if task.sharp_heads_expected else st.warning)(
+            tr(key, layer=layer, head=value, nats=COLLAPSE_NATS, steps=COLLAPSE_STEPS))
+    else:
+        st.warning(tr("lt.duplicate", layer=layer, sim=f"{value:.2f}"))
+
+
+def live_view(trainer: Trainer) -> None:
+    """Metrics, warnings, the loss and entropy curves, the score table and the task's example, from one
+    consistent read of the trainer."""
+    advance(trainer)
+    data = FIGURES["training_entropy"].compute(trainer=trainer)
+    rows, cfg, task = data["rows"], trainer.config, trainer.task
+    m1, m2, m3, m4, m5 = st.columns(5)
+    m1.metric(tr("lt.m_step"), data["step_count"])
+    if not rows:
+        st.info(tr("lt.press_start"))
+    else:
+        df, last = pd.DataFrame(rows), rows[-1]
+        m2.metric(tr("lt.m_loss"), f"{last['loss']:.4f}" if np.isfinite(last["loss"]) else tr("lt.m_none"))
+        m3.metric(tr("lt.m_acc"), tr("lt.m_none") if np.isnan(last["accuracy"]) else f"{last['accuracy']:.1%}")
+        m4.metric(tr("lt.m_lr"), f"{last['lr']:.2g}")
+        m5.metric(tr("lt.m_temp"), f"{last['temperature']:.2g}")
+        for kind, layer, value in head_warnings(rows, cfg.n_layers, cfg.n_heads, task.entropy_ceiling()):
+            _warning(kind, layer, value, task)
+        left, right = st.columns(2)
+        with left:
+            show(loss_figure(df, task.regression, lang=lang(), noise_floor=task.loss_floor()), key="loss")
+        with right:
+            show(FIGURES["training_entropy"].draw(data, lang()), key="entropy")
+        st.dataframe(lessons.score_table(df, cfg.n_layers, cfg.n_heads, lang(), scores=not task.regression),
+                     hide_index=True)
+        if not task.regression:
+            st.caption(tr("lt.scores_caption"))
+    if task.regression:
+        _icl_example(trainer, data["maps"])
+    else:
+        show(FIGURES["training_head_maps"].draw(data, lang()), key="maps")
+
+
+def _icl_example(trainer: Trainer, maps) -> None:
+    """In-context regression: the attention over the context by x, the model's predictions and NW's."""
+    icl = lessons.icl_view(trainer.example_predictions(), maps)
+    show(attention_maps_figure(icl["maps"], lang=lang(), x_title=tr("fig.context_by_x")), key="maps")
+    show(icl_figure(icl["x"], icl["y"], icl["is_query"], icl["prediction"], DATASETS["sine_mix"].true_fn,
+                    lang=lang(), nw_prediction=icl["nw_prediction"],
+                    nw_label=tr("fig.nw_same_context", h=f"{icl['h']:.2g}")), key="icl")
+    st.markdown(tr("lt.icl_text", mse=f"{icl['mse']:.3f}", nw_mse=f"{icl['nw_mse']:.3f}", h=f"{icl['h']:.2g}",
+                   floor=f"{trainer.task.loss_floor():.2f}"))
+
+
+def kv_cache_gap(trainer: Trainer) -> tuple[int, float] | None:
+    """(tokens generated, largest logit difference) between generating with and without the KV cache from the
+    example's first four tokens; None for a bidirectional model, which has no cache."""
+    if not trainer.config.causal:
+        return None
+    prompt = trainer.example.inputs[:, :4]
+    n_new = trainer.config.seq_len - 4
+    _, with_cache = generate(trainer.model, prompt, n_new, use_cache=True)
+    _, without = generate(trainer.model, prompt, n_new, use_cache=False)
+    return n_new, float((with_cache - without).abs().max())

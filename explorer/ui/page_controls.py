@@ -1,0 +1,73 @@
+"""The controls of each lesson page, declared once (``explorer.ui.control.Control``).
+
+One class per page, one attribute per control, ``ALL`` in URL order. The page script draws them; the URL,
+the defaults the lecture export uses (``explorer.export``) and the state kept between pages read them here.
+The Live training page's controls live with its controller (``explorer.ui.live``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from ..attention import MASK_MODES
+from ..kernels import KERNELS
+from ..masking import MASK_TYPES
+from .control import Control
+from .controls import BANDWIDTHS, SHARED_CONTROLS, TEMPERATURES, presets, seed_control
+
+WRONG_MODES = tuple(m for m in MASK_MODES if m != "pre")
+
+
+
+class KernelRegression:
+    COMPARE = Control("nw.compare", "multiselect", [], "kr.compare", options=tuple(KERNELS), names="kernel.")
+    SAME_WIDTH = Control("nw.same_width", "toggle", True, "kr.same_width", "kr.same_width_help")
+    OVERLAY = Control("nw.overlay", "toggle", False, "kr.overlay")
+    OVERLAY_H = Control("nw.overlay_h", "multiselect", lambda: list(presets(st.session_state["data.name"]).values()),
+                        "kr.overlay_h", options=tuple(BANDWIDTHS), fmt="g")
+    ALL = (*SHARED_CONTROLS, COMPARE, SAME_WIDTH, OVERLAY, OVERLAY_H)
+
+
+class AttentionHeatmap:
+    N_QUERIES = Control("heat.n_queries", "slider", 100, "ah.n_queries", "ah.n_queries_help", lo=10, hi=1000, step=10)
+    QUERY_POS = Control("heat.query_pos", "slider", 0.5, "ah.query_pos", lo=0.0, hi=1.0, step=0.01)
+    SWEEP = Control("heat.sweep", "multiselect", [0.1, 0.2, 0.5, 1.0], "ah.sweep_pick", options=tuple(BANDWIDTHS),
+                    fmt="g", max_selections=6)
+    ALL = (*SHARED_CONTROLS, N_QUERIES, QUERY_POS, SWEEP)
+
+
+class SoftmaxKernel:
+    D = Control("sk.d", "slider", 16, "sk.d", "sk.d_help", lo=1, hi=256)
+    N_KEYS = Control("sk.n_keys", "slider", 24, "sk.n_keys", "sk.n_keys_help", lo=2, hi=128)
+    SPREAD = Control("sk.spread", "slider", 0.0, "sk.spread", "sk.spread_help", lo=0.0, hi=1.0, step=0.05)
+    SEED = seed_control("sk.seed")
+    TAU_SQRT_D = Control("sk.tau_sqrt_d", "toggle", True, "sk.tau_sqrt_d")
+    TAU = Control("sk.tau", "select_slider", min(TEMPERATURES, key=lambda t: abs(math.log(t / 4))), "sk.tau",
+                  options=tuple(TEMPERATURES), fmt="g")
+    K_TOP = Control("sk.k_top", "slider", 4, "sk.k_top", "sk.k_top_help", lo=1, hi=128)
+    NW_FORM = Control("sk.nw_form", "toggle", True, "sk.nw_form", "sk.nw_form_help")
+    HIDDEN = Control("sk.hidden", "slider", 4, "sk.hidden", "sk.hidden_help", lo=2, hi=16)
+    ALL = (*SHARED_CONTROLS, D, N_KEYS, SPREAD, SEED, TAU_SQRT_D, TAU, K_TOP, NW_FORM, HIDDEN)
+
+
+class Masking:
+    LENGTH = Control("mask.length", "slider", 8, "mk.length", "mk.length_help", lo=2, hi=32)
+    D = Control("mask.d", "slider", 16, "mk.d", "mk.d_help", lo=1, hi=256)
+    KIND = Control("mask.kind", "select", "causal", "mk.mask", options=MASK_TYPES, names="masktype.")
+    VALID = Control("mask.valid", "slider", 6, "mk.valid", "mk.valid_help", lo=0, hi=32)
+    WRONG = Control("mask.wrong", "select", "post", "mk.wrong", options=tuple(WRONG_MODES), names="mode.")
+    SEED = seed_control("mask.seed")
+    ALL = (LENGTH, D, KIND, VALID, WRONG, SEED)
+
+
+class Scaling:
+    D = Control("scale.d", "select_slider", 128, "sc.d", options=tuple(2 ** i for i in range(11)))
+    N = Control("scale.n", "select_slider", 256, "sc.n", "sc.n_help", options=(32, 64, 128, 256, 512))
+    SEED = seed_control("scale.seed")
+    ALL = (D, N, SEED)
+
+
+PAGES = {"kernel_regression": KernelRegression, "attention_heatmap": AttentionHeatmap,
+         "softmax_kernel": SoftmaxKernel, "masking": Masking, "scaling": Scaling}

@@ -1,0 +1,67 @@
+"""The headless lecture set is the pages' figures: each exported figure, built in the normal style, carries
+the same traces as the chart its page draws at its defaults."""
+
+import json
+
+import numpy as np
+import pytest
+
+from explorer.export import lecture_figures
+from tests.app.helpers import _decode, assert_clean, chart_data, page
+
+# exported figure -> (page, the chart's key on that page); the kernel profiles are exported with every kernel
+# compared, as the page draws them when "Compare with other kernels" holds the other five
+ALL_KERNELS = {"nw.compare": ["boxcar", "constant", "epanechnikov", "triangular", "laplace"]}
+ON_PAGE = {"fit_h0.2": ("kernel_regression", "fit"), "loo_cv": ("kernel_regression", "loo"),
+           "kernel_shapes": ("kernel_regression", "shapes"), "weights_heatmap": ("attention_heatmap", "heatmap"),
+           "sigma_sweep": ("attention_heatmap", "sweep"), "softmax_vs_kernel": ("softmax_kernel", "side_by_side"),
+           "masking": ("masking", "pair"), "logit_std": ("scaling", "std"), "logit_histogram": ("scaling", "hist")}
+
+
+@pytest.fixture(scope="module")
+def exported():
+    return {name: build for name, _, build in lecture_figures(seed=0, lang="en", lecture=False)}
+
+
+def _as_array(value) -> np.ndarray:
+    arr = np.asarray(value, dtype=object).ravel()
+    try:
+        return np.array([np.nan if v is None else v for v in arr], dtype=float)
+    except (TypeError, ValueError):
+        return arr.astype(str)
+
+
+def _same(a, b) -> None:
+    fa, fb = _as_array(a), _as_array(b)
+    if fa.dtype.kind == "f":
+        np.testing.assert_allclose(fa, fb, rtol=1e-6, equal_nan=True)
+    else:
+        assert list(fa) == list(fb)
+
+
+@pytest.mark.parametrize("name", sorted(ON_PAGE))
+def test_exported_figure_has_the_traces_of_the_page_chart(name, exported):
+    page_name, key = ON_PAGE[name]
+    at = page(page_name, timeout=120)
+    if name == "kernel_shapes":
+        at.session_state["nw.compare"] = ALL_KERNELS["nw.compare"]
+        at.run()
+    assert_clean(at)
+    shown = chart_data(at, key)
+    made = [{k: _decode(v) for k, v in trace.items()} for trace in json.loads(exported[name]().to_json())["data"]]
+    assert [t.get("name") for t in shown] == [t.get("name") for t in made]
+    for a, b in zip(shown, made, strict=True):
+        for axis in ("x", "y", "z"):
+            assert (a.get(axis) is None) == (b.get(axis) is None), axis
+            if a.get(axis) is not None:
+                _same(a[axis], b[axis])
+
+
+def test_every_exported_figure_comes_from_the_registry_entry_of_a_page():
+    from explorer.export import lecture_parameters
+    from explorer.figures.registry import FIGURES
+    from tests.conftest import ROOT
+
+    pages = {p.stem for p in ROOT.glob("pages/*.py")}
+    for _, entry, _ in lecture_parameters(0):
+        assert FIGURES[entry].page in pages
