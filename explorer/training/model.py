@@ -1,11 +1,14 @@
-"""A tiny transformer whose attention you can watch, in one readable file.
+"""A tiny transformer whose attention you can watch, in one readable file: the model and nothing else.
 
 Token (or feature) embedding + learned positions, then n_layers blocks of pre-norm multi-head
-self-attention (+ an optional MLP), a final LayerNorm and a linear head. The attention is written
-out explicitly (no nn.MultiheadAttention, whose boolean mask means "may NOT attend" and which returns
-NaN on fully masked rows) and every layer returns its weights, shape (B, H, T, T).
+self-attention (+ an optional MLP), a final LayerNorm and a linear head. The attention is written out
+with the masked softmax of ``explorer.attention`` (mask before the softmax, as the Masking page teaches;
+a fully masked row gives zeros, never NaN), and every layer returns its weights, shape (B, H, T, S).
+The attention temperature is an argument of ``forward``, not state: the same weights give the same
+output for the same inputs and temperature.
 
-Shapes in comments: B batch, T sequence length, C = d_model, H heads, D = C // H per head.
+Shapes in comments: B batch, T sequence length (queries), S keys (T, or more with a KV cache),
+C = d_model, H heads, D = C // H per head.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from dataclasses import dataclass
 
 import torch
 from torch import nn
-from torch.nn import functional as F
 
-from .._checks import integer_in, positive_number
+from .._checks import integer_in
+from ..attention import masked_weights
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,6 @@ class ModelConfig:
     d_model: int = 64            # 16 to 256
     with_mlp: bool = False
     causal: bool = False         # True: position t attends to 0..t only
-    temperature: float = 1.0     # attention logits are divided by sqrt(D) * temperature
     input_dim: int = 0           # > 0: inputs are feature vectors (B, T, input_dim), not token ids
     n_outputs: int = 0           # size of the output head; 0 means vocab (next-token logits)
 
@@ -39,7 +41,6 @@ class ModelConfig:
         integer_in(self.d_model, "d_model", 16, 256)
         integer_in(self.seq_len, "seq_len", 2, 1024)
         integer_in(self.vocab, "vocab", 2, 4096)
-        positive_number(self.temperature, "temperature", upper=100.0)
         if self.d_model % self.n_heads:
             raise ValueError(f"d_model ({self.d_model}) must be a multiple of n_heads ({self.n_heads}).")
 
@@ -56,6 +57,8 @@ class SelfAttention(nn.Module):
         self.proj = nn.Linear(cfg.d_model, cfg.d_model)
 
     def forward(self, x, temperature: float, attn_mask=None, kv_cache=None):
+        """x (B, T, C); ``attn_mask`` bool, True = may attend, broadcasting to (B, H, T, S); ``kv_cache`` a dict
+        that keeps this layer's keys and values between decoding steps."""
         B, T, C = x.shape
         H, D = self.n_heads, C // self.n_heads
         q, k, v = self.qkv(x).split(C, dim=2)                      # each (B, T, C)
@@ -71,12 +74,7 @@ class SelfAttention(nn.Module):
             # query t (at absolute position S - T + t) may see keys 0..S - T + t
             allowed = torch.ones(T, S, dtype=torch.bool, device=x.device).tril(S - T)
             attn_mask = allowed if attn_mask is None else attn_mask & allowed
-        if attn_mask is not None:
-            any_key = attn_mask.any(-1, keepdim=True)
-            logits = torch.where(any_key, logits.masked_fill(~attn_mask, float("-inf")), 0.0)
-        att = torch.softmax(logits, dim=-1)                       # (B, H, T, S)
-        if attn_mask is not None:
-            att = att * any_key
+        att = masked_weights(logits, attn_mask, "pre")           # (B, H, T, S), rows of masked keys are 0
         y = (att @ v).transpose(1, 2).reshape(B, T, C)            # (B, T, C)
         return self.proj(y), att
 
@@ -109,7 +107,6 @@ class TinyTransformer(nn.Module):
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         self.ln_f = nn.LayerNorm(cfg.d_model)
         self.head = nn.Linear(cfg.d_model, cfg.out_size)
-        self.temperature = cfg.temperature                        # changed by the trainer's schedule
 
     def init_weights(self, gen: torch.Generator) -> TinyTransformer:
         """Seeded initialisation from a private generator (no global RNG: safe with many sessions)."""
@@ -123,8 +120,9 @@ class TinyTransformer(nn.Module):
                     p.copy_(torch.randn(p.shape, generator=gen) * 0.02)
         return self
 
-    def forward(self, inputs, attn_mask=None, kv_caches=None, start_pos: int = 0):
-        """inputs: token ids (B, T) or features (B, T, input_dim).
+    def forward(self, inputs, attn_mask=None, *, temperature: float = 1.0, kv_caches=None, start_pos: int = 0):
+        """inputs: token ids (B, T) or features (B, T, input_dim); attention logits are divided by
+        sqrt(D) * ``temperature``; ``kv_caches`` (one dict per layer) and ``start_pos`` serve decoding.
 
         Returns ``(out, weights)``: out (B, T, out_size) and one (B, H, T, S) tensor per layer.
         """
@@ -135,13 +133,14 @@ class TinyTransformer(nn.Module):
         x = self.embed(inputs) + self.pos(pos)                    # (B, T, C)
         weights = []
         for i, block in enumerate(self.blocks):
-            x, att = block(x, self.temperature, attn_mask, None if kv_caches is None else kv_caches[i])
+            x, att = block(x, temperature, attn_mask, None if kv_caches is None else kv_caches[i])
             weights.append(att)
         return self.head(self.ln_f(x)), weights
 
 
 @torch.no_grad()
-def generate(model: TinyTransformer, prompt: torch.Tensor, n_new: int, use_cache: bool = True):
+def generate(model: TinyTransformer, prompt: torch.Tensor, n_new: int, use_cache: bool = True,
+             temperature: float = 1.0):
     """Greedy decoding of ``n_new`` tokens after ``prompt`` (B, T0) with a causal model.
 
     Returns ``(tokens, step_logits)``: tokens (B, T0 + n_new) and the logits that chose each new token,
@@ -160,44 +159,11 @@ def generate(model: TinyTransformer, prompt: torch.Tensor, n_new: int, use_cache
     for i in range(n_new):
         if use_cache:
             fresh = tokens if i == 0 else tokens[:, -1:]
-            out, _ = model(fresh, kv_caches=caches, start_pos=tokens.shape[1] - fresh.shape[1])
+            out, _ = model(fresh, temperature=temperature, kv_caches=caches,
+                           start_pos=tokens.shape[1] - fresh.shape[1])
         else:
-            out, _ = model(tokens)
+            out, _ = model(tokens, temperature=temperature)
         logits = out[:, -1]                                       # (B, vocab)
         step_logits.append(logits)
         tokens = torch.cat([tokens, logits.argmax(-1, keepdim=True)], dim=1)
     return tokens, torch.stack(step_logits, dim=1)
-
-
-def cross_entropy(out: torch.Tensor, targets: torch.Tensor, loss_mask: torch.Tensor) -> torch.Tensor:
-    """Mean token cross-entropy over the positions where ``loss_mask`` is True."""
-    return F.cross_entropy(out[loss_mask], targets[loss_mask])
-
-
-def cache_timing(lengths, d_model: int = 64, n_layers: int = 2, n_heads: int = 4, seed: int = 0, repeats: int = 3):
-    """Milliseconds per generated token, with and without the KV cache, for each total length.
-
-    A randomly initialised causal model decodes from a 1-token prompt up to each length; the best of
-    ``repeats`` runs is kept. Returns rows of (length, ms_per_token_cache, ms_per_token_no_cache,
-    max_abs_logit_diff).
-    """
-    import time
-
-    lengths = [integer_in(n, "length", 2, 1024) for n in lengths]
-    cfg = ModelConfig(vocab=32, seq_len=max(lengths), n_layers=n_layers, n_heads=n_heads, d_model=d_model,
-                      causal=True)
-    model = TinyTransformer(cfg).init_weights(torch.Generator().manual_seed(seed)).eval()
-    prompt = torch.randint(0, 32, (1, 1), generator=torch.Generator().manual_seed(seed))
-    generate(model, prompt, min(lengths) - 1, True)              # warm-up: first calls are slower
-    best: dict[tuple[int, bool], float] = {}
-    logits: dict[tuple[int, bool], torch.Tensor] = {}
-    for _ in range(repeats):                # repeats outermost: a burst of load hits every length alike
-        for n in lengths:
-            for use_cache in (True, False):
-                t0 = time.perf_counter()
-                _, logits[n, use_cache] = generate(model, prompt, n - 1, use_cache)
-                dt = (time.perf_counter() - t0) * 1000 / (n - 1)
-                best[n, use_cache] = min(dt, best.get((n, use_cache), math.inf))
-    rows = [(n, best[n, True], best[n, False], float((logits[n, True] - logits[n, False]).abs().max()))
-            for n in lengths]
-    return rows

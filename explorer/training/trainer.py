@@ -120,13 +120,13 @@ def head_scores_steps(steps: list[list[torch.Tensor]], batches: list) -> list[di
     return rows
 
 
-def head_scores(model, batch) -> dict[str, float]:
+def head_scores(model, batch, temperature: float = 1.0) -> dict[str, float]:
     """``prevtok_l{l}_h{h}`` and ``induction_l{l}_h{h}`` of ``model`` on ``batch`` (a task's ``Batch``), as
     the trainer records them; the model is run in eval mode without gradients and left as it was."""
     was_training = model.training
     model.eval()
     with torch.no_grad():
-        _, weights = model(batch.inputs, batch.attn_mask)
+        _, weights = model(batch.inputs, batch.attn_mask, temperature=temperature)
     model.train(was_training)
     return head_scores_steps([weights], [batch])[0]
 
@@ -193,8 +193,7 @@ class Trainer:
         self.total_steps = integer_in(total_steps, "total_steps", 1, 1_000_000)
         self.batch_size = integer_in(batch_size, "batch_size", 1, 4096)
         self.seed = integer_in(seed, "seed", 0, 2**31 - 1)
-        self.temperature_schedule = temperature_schedule or TemperatureSchedule("constant", config.temperature,
-                                                                                 config.temperature)
+        self.temperature_schedule = temperature_schedule or TemperatureSchedule("constant", 1.0, 1.0)
         self.device = torch.device(device)
         gen = torch.Generator().manual_seed(self.seed)
         self.model = TinyTransformer(config).init_weights(gen).to(self.device)
@@ -259,11 +258,10 @@ class Trainer:
                 s = self.step_count
                 lr = learning_rate(s, self.lr, self.warmup, self.total_steps, self.schedule)
                 temp = self.temperature_schedule.at(s, self.total_steps)
-                self.model.temperature = temp
                 for group in self.opt.param_groups:
                     group["lr"] = lr
                 batch = self.task.batch(self.batch_size, self.data_gen).to(self.device)
-                out, weights = self.model(batch.inputs, batch.attn_mask)
+                out, weights = self.model(batch.inputs, batch.attn_mask, temperature=temp)
                 loss = self.task.loss(out, batch)
                 if not torch.isfinite(loss):
                     self.stopped = Message("train.stopped_loss", step=s, value=loss.item(), lr=f"{self.lr:g}")
@@ -307,6 +305,11 @@ class Trainer:
                 row.update(sc)
             pending.clear()
 
+    @property
+    def temperature(self) -> float:
+        """The attention temperature the schedule sets at the current step."""
+        return self.temperature_schedule.at(self.step_count, self.total_steps)
+
     def schedules(self, every: int = 5) -> dict[str, list]:
         """The learning rate and the temperature multiplier at every ``every``-th step from 0 to
         ``total_steps`` (after which both hold their last value), for drawing."""
@@ -320,8 +323,7 @@ class Trainer:
         """Per layer, the (H, T, T) weights on the fixed held-out example, at the current temperature."""
         with self.lock:
             self.model.eval()
-            self.model.temperature = self.temperature_schedule.at(self.step_count, self.total_steps)
-            _, weights = self.model(self.example.inputs, self.example.attn_mask)
+            _, weights = self.model(self.example.inputs, self.example.attn_mask, temperature=self.temperature)
         return [w[0].cpu() for w in weights]
 
     @torch.no_grad()
@@ -329,7 +331,7 @@ class Trainer:
         """Inputs, targets, loss mask and the model's output on the held-out example (batch of 1)."""
         with self.lock:
             self.model.eval()
-            out, _ = self.model(self.example.inputs, self.example.attn_mask)
+            out, _ = self.model(self.example.inputs, self.example.attn_mask, temperature=self.temperature)
         pred = out[0, :, 0] if self.task.regression else out[0].argmax(-1)
         return {"inputs": self.example.inputs[0].cpu(), "targets": self.example.targets[0].cpu(),
                 "loss_mask": self.example.loss_mask[0].cpu(), "prediction": pred.cpu()}

@@ -136,6 +136,6 @@ def scaling_key_norms(d: int, seed: int, n: int = 256) -> tuple[float, float]:
 
 @st.cache_data(max_entries=4, show_spinner=False)   # pages show spin.kv
 def kv_timing(lengths: tuple[int, ...], seed: int = 0) -> list:
-    from ..training.model import cache_timing
+    from ..training.timing import cache_timing
 
     return cache_timing(list(lengths), seed=seed)

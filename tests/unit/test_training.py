@@ -74,8 +74,7 @@ def test_entropy_columns_equal_a_direct_computation():
     tr2 = Trainer(task.model_config(n_layers=2, n_heads=2, d_model=32), task, seed=3, batch_size=4)
     tr2.data_gen.set_state(gen_state)
     batch = task.batch(4, tr2.data_gen)
-    tr2.model.temperature = row["temperature"]
-    _, weights = tr2.model(batch.inputs)
+    _, weights = tr2.model(batch.inputs, temperature=row["temperature"])
     for layer, w in enumerate(weights):
         for h in range(2):
             direct = float(entropy(w[:, h].detach()).mean())
@@ -301,8 +300,32 @@ def test_reverse_training_ends_with_the_redundancy_warning():
 
 
 def test_cache_timing_rows_agree_on_logits():
-    from explorer.training.model import cache_timing
+    from explorer.training.timing import cache_timing
 
     rows = cache_timing([8, 24], d_model=16, n_layers=1, n_heads=2, repeats=1)
     assert [r[0] for r in rows] == [8, 24]
     assert all(r[1] > 0 and r[2] > 0 and r[3] <= 1e-5 for r in rows)
+
+
+@pytest.mark.parametrize("causal, tau", [(False, 1.0), (True, 1.0), (True, 0.3), (False, 4.0)])
+def test_model_attention_is_sdpa_with_the_temperature_in_the_scale(causal, tau):
+    """The model's attention layer equals torch's SDPA (mask before softmax) at scale 1 / (sqrt(D) * tau);
+    the temperature is an argument, so the same weights and inputs give the same output every call."""
+    import torch.nn.functional as F
+
+    from explorer.training.model import ModelConfig, TinyTransformer
+
+    cfg = ModelConfig(vocab=11, seq_len=10, n_heads=2, d_model=32, causal=causal)
+    m = TinyTransformer(cfg).init_weights(torch.Generator().manual_seed(0)).eval()
+    m.blocks[0].attn.qkv.weight.data.mul_(20)    # logits of order 1, so the temperature visibly matters
+    x = torch.randn(3, 10, 32, generator=torch.Generator().manual_seed(1))
+    attn = m.blocks[0].attn
+    _, att = attn(x, tau)
+    q, k, v = (t.view(3, 10, 2, 16).transpose(1, 2) for t in attn.qkv(x).split(32, dim=2))
+    mask = torch.ones(10, 10, dtype=torch.bool).tril() if causal else None
+    ref = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=1 / (16 ** 0.5 * tau))
+    torch.testing.assert_close(att @ v, ref, atol=1e-5, rtol=1e-5)
+    tokens = torch.randint(0, 11, (2, 10), generator=torch.Generator().manual_seed(2))
+    first, second = m(tokens, temperature=tau)[0], m(tokens, temperature=tau)[0]
+    assert torch.equal(first, second)
+    assert not torch.allclose(m(tokens, temperature=tau)[0], m(tokens, temperature=tau * 3)[0])
