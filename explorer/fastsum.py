@@ -33,9 +33,9 @@ import math
 
 import torch
 
-from .kernels import Kernel
+from .kernels import KERNELS, Kernel
 
-FAST_KERNELS = ("gaussian", "boxcar", "epanechnikov", "triangular", "laplace")
+FAST_KERNELS = tuple(name for name, k in KERNELS.items() if k.fast)     # the kernels with a fast sum
 _TOL = 1e-12                 # truncation bound of the Gaussian and Laplace sums, relative to the denominator
 _TRUST = 1e-10               # a query's sums are used when their error bound is below this share of den
 _LAPLACE_BLOCK = 300.0       # block width in units of h: exp(-300) is far below any tolerance here
@@ -77,19 +77,15 @@ def _box_rows(ids: torch.Tensor, wanted: torch.Tensor) -> tuple[torch.Tensor, to
 
 # --------------------------------------------------------------------------- compact kernels
 # K as a polynomial in the offset d = (x - x_i)/h on the window: coefficients of 1, d, d^2
-_POLY = {"boxcar": (1.0, 0.0, 0.0), "epanechnikov": (1.0, 0.0, -1.0), "triangular_left": (1.0, -1.0, 0.0),
-         "triangular_right": (1.0, 1.0, 0.0)}
-
-
-def _compact_sums(kernel: str, h: float, xq, xs, ys, loo: bool):
+def _compact_sums(kern: Kernel, h: float, xq, xs, ys, loo: bool):
     """Σ K y and Σ K over the window of each query, with an upper bound on their rounding error and the
-    number of points with K > 0 (boxcar: |u| <= 1; the others: |u| < 1)."""
+    number of points with K > 0 (|u| <= 1 when the kernel's ``poly`` says the edge is inside, else |u| < 1)."""
+    left, right, closed = kern.poly
     _origin, ids, inverse, centres, starts, counts = _boxes(xs, h)
     b = (xs - centres[inverse]) / h                                        # in [-1/2, 1/2)
     powers = torch.stack([torch.ones_like(b), b, b * b], dim=1)            # (N, 3)
     moments = torch.cat([powers * ys[:, None], powers, powers.abs() * ys.abs()[:, None], powers.abs()], dim=1)
     prefix = _segment_cumsum(moments, inverse, ids.shape[0])               # (N, 12) within each box
-    closed = kernel == "boxcar"
 
     def cut(value, right):
         return torch.searchsorted(xs, value, right=right)
@@ -101,10 +97,11 @@ def _compact_sums(kernel: str, h: float, xq, xs, ys, loo: bool):
     support = hi - lo
     # the window as one or two runs of sorted points (triangular: left and right of x), each with the
     # kernel's polynomial in d = (x - x_i)/h; both runs are summed in one pass
-    names = ("triangular_left", "triangular_right") if kernel == "triangular" else (kernel,)
-    a_idx = torch.stack([lo, mid]) if kernel == "triangular" else lo[None]
-    b_idx = torch.stack([mid, hi]) if kernel == "triangular" else hi[None]
-    coef = torch.tensor([_POLY[n] for n in names], dtype=xs.dtype, device=xs.device)[:, :, None]  # (R, 3, 1)
+    split = left != right                                                  # e.g. triangular: 1 - |d|
+    polys = (left, right) if split else (left,)
+    a_idx = torch.stack([lo, mid]) if split else lo[None]
+    b_idx = torch.stack([mid, hi]) if split else hi[None]
+    coef = torch.tensor(polys, dtype=xs.dtype, device=xs.device)[:, :, None]  # (R, 3, 1)
     n = xs.shape[0]
     # a run [a_idx, b_idx) lies in consecutive boxes r_lo..r_hi (three at most, in exact arithmetic: the
     # window is 2h wide and boxes are h wide)
@@ -397,19 +394,19 @@ def kernel_sums(kern: Kernel, h: float, xq: torch.Tensor, xt: torch.Tensor, yt: 
     bound holds (``trusted`` False: the caller recomputes that query exactly). With ``leave_one_out``
     the queries are the training points themselves and each leaves its own term out. NaN marks a
     compact kernel with no point in reach (trusted: that is decided exactly)."""
-    if kern.name not in FAST_KERNELS:
+    if not kern.fast:
         raise ValueError(f"no fast kernel sum for {kern.name!r}; fast kernels: {', '.join(FAST_KERNELS)}.")
     dtype = xt.dtype
     order = torch.argsort(xt, stable=True)
     xs, ys = xt[order].double(), yt[order].double()
     q = xs if leave_one_out else xq.double()
-    if kern.compact:
-        num, den, err, support = _compact_sums(kern.name, h, q, xs, ys, leave_one_out)
+    if kern.fast == "polynomial":
+        num, den, err, support = _compact_sums(kern, h, q, xs, ys, leave_one_out)
         empty = support <= 0
         trusted = empty | (err <= _TRUST * den)
         est = torch.where(empty, math.nan, num / torch.where(empty, 1.0, den))
     else:
-        num, den, err = (_laplace_sums if kern.name == "laplace" else _gauss_sums)(h, q, xs, ys, leave_one_out)
+        num, den, err = {"laplace": _laplace_sums, "gauss": _gauss_sums}[kern.fast](h, q, xs, ys, leave_one_out)
         trusted = err <= _TRUST * den
         est = num / den.clamp_min(torch.finfo(den.dtype).tiny)
     if leave_one_out:                                                       # back to the caller's order

@@ -25,6 +25,11 @@ class Kernel:
     compact: bool                  # True when K(u) = 0 for |u| > 1
     sd: float | None = None        # standard deviation of the normalised kernel, in units of h
     canonical: float | None = None  # canonical bandwidth (R(K) / mu_2(K)^2)^(1/5) (Marron & Nolan 1988)
+    # what the fast paths of explorer.regression may use (capabilities, so no code tests a kernel's name):
+    dot_product: bool = False      # log K((x - x_i)/h) = x·x_i/h² + terms of x or x_i alone (Gaussian)
+    fast: str | None = None        # the explorer.fastsum family: "gauss", "laplace" or "polynomial"
+    poly: tuple | None = None      # polynomial kernels: coefficients (c0, c1, c2) of K in d = (x - x_i)/h
+                                   # for x_i <= x and for x_i > x, and whether |u| = 1 is inside
 
     def __call__(self, u: torch.Tensor) -> torch.Tensor:
         return self.profile(u)
@@ -43,21 +48,24 @@ KERNELS: dict[str, Kernel] = {
     for k in (
         Kernel("gaussian", r"K(u) = \exp\left(-\tfrac{u^2}{2}\right)",
                lambda u: torch.exp(_gaussian_log(u)), _gaussian_log, compact=False,
-               sd=1.0, canonical=(1 / (2 * math.sqrt(math.pi))) ** 0.2),
+               sd=1.0, canonical=(1 / (2 * math.sqrt(math.pi))) ** 0.2, dot_product=True, fast="gauss"),
         Kernel("boxcar", r"K(u) = \mathbf{1}[\,|u| \le 1\,]",
                lambda u: (u.abs() <= 1).to(u.dtype), None, compact=True,
-               sd=1 / math.sqrt(3), canonical=(0.5 / (1 / 3) ** 2) ** 0.2),
+               sd=1 / math.sqrt(3), canonical=(0.5 / (1 / 3) ** 2) ** 0.2, fast="polynomial",
+               poly=((1.0, 0.0, 0.0), (1.0, 0.0, 0.0), True)),
         Kernel("constant", r"K(u) = 1",
                lambda u: torch.ones_like(u), lambda u: torch.zeros_like(u), compact=False),
         Kernel("epanechnikov", r"K(u) = \max(0,\ 1 - u^2)",
                lambda u: (1 - u * u).clamp_min(0), None, compact=True,
-               sd=1 / math.sqrt(5), canonical=(0.6 / 0.2 ** 2) ** 0.2),
+               sd=1 / math.sqrt(5), canonical=(0.6 / 0.2 ** 2) ** 0.2, fast="polynomial",
+               poly=((1.0, 0.0, -1.0), (1.0, 0.0, -1.0), False)),
         Kernel("triangular", r"K(u) = \max(0,\ 1 - |u|)",
                lambda u: (1 - u.abs()).clamp_min(0), None, compact=True,
-               sd=1 / math.sqrt(6), canonical=((2 / 3) / (1 / 6) ** 2) ** 0.2),
+               sd=1 / math.sqrt(6), canonical=((2 / 3) / (1 / 6) ** 2) ** 0.2, fast="polynomial",
+               poly=((1.0, -1.0, 0.0), (1.0, 1.0, 0.0), False)),
         Kernel("laplace", r"K(u) = \exp(-|u|)",
                lambda u: torch.exp(_laplace_log(u)), _laplace_log, compact=False,
-               sd=math.sqrt(2), canonical=(0.25 / 2 ** 2) ** 0.2),
+               sd=math.sqrt(2), canonical=(0.25 / 2 ** 2) ** 0.2, fast="laplace"),
     )
 }
 

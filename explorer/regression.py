@@ -16,6 +16,8 @@ all-zero row, and an undefined (NaN) estimate, for a query with no training poin
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 
@@ -44,33 +46,38 @@ def _inputs(x_query, x_train, y_train=None, kernel="gaussian", bandwidth=0.5):
     return kern, h, tensors
 
 
-# --------------------------------------------------------------------------- core
-def _log_or_plain(kern: Kernel, diff: torch.Tensor, h: float, self_mask: torch.Tensor | None):
-    """Kernel scores for a block of query-train differences ``diff`` (m, n).
-
-    Returns ``(scores, is_log)``: log K for unbounded kernels (with -inf where excluded), K itself
-    for compact kernels (with 0 where excluded). Rows whose log-scores all underflow to -inf are
-    replaced by the h -> 0 limit: log-score 0 on the nearest point(s), -inf elsewhere.
-    """
+# --------------------------------------------------------------------------- kernel scores and the h -> 0 limit
+# Every path (dense, streaming, the reference loop, leave-one-out) scores pairs with ``_scores`` and takes
+# the h -> 0 limit from ``_nearest``.
+def _scores(kern: Kernel, diff: torch.Tensor, h: float, self_mask: torch.Tensor | None = None):
+    """Kernel scores of query-train differences ``diff`` (m, n): ``(log K, True)`` for kernels with a log
+    profile (-inf where ``self_mask`` excludes a pair), ``(K, False)`` for compact ones (0 where excluded)."""
     u = diff / h
     if kern.log_profile is None:
         k = kern.profile(u)
-        if self_mask is not None:
-            k = k.masked_fill(self_mask, 0.0)
-        return k, False
+        return (k if self_mask is None else k.masked_fill(self_mask, 0.0)), False
     logk = kern.log_profile(u)
+    return (logk if self_mask is None else logk.masked_fill(self_mask, -math.inf)), True
+
+
+def _nearest(diff: torch.Tensor, self_mask: torch.Tensor | None = None) -> torch.Tensor:
+    """(m, n) bool: each row's nearest training point(s), where NW puts all its weight as h -> 0."""
+    dist = diff.abs()
     if self_mask is not None:
-        logk = logk.masked_fill(self_mask, -math.inf)
-    dead = torch.isneginf(logk.amax(dim=1))
-    if bool(dead.any()):
-        dist = diff.abs()
-        if self_mask is not None:
-            dist = dist.masked_fill(self_mask, math.inf)
-        nearest = dist == dist.amin(dim=1, keepdim=True)
-        nearest &= torch.isfinite(dist)
-        limit = torch.where(nearest, 0.0, -math.inf).to(logk.dtype)
-        logk = torch.where(dead[:, None], limit, logk)
-    return logk, True
+        dist = dist.masked_fill(self_mask, math.inf)
+    return (dist == dist.amin(dim=1, keepdim=True)) & torch.isfinite(dist)
+
+
+def _dense_scores(kern: Kernel, diff: torch.Tensor, h: float, self_mask: torch.Tensor | None = None):
+    """``_scores``, with rows whose log-scores all underflow to -inf replaced by the h -> 0 limit
+    (log-score 0 on the nearest point(s), -inf elsewhere)."""
+    scores, is_log = _scores(kern, diff, h, self_mask)
+    if is_log:
+        dead = torch.isneginf(scores.amax(dim=1))
+        if bool(dead.any()):
+            limit = torch.where(_nearest(diff, self_mask), 0.0, -math.inf).to(scores.dtype)
+            scores = torch.where(dead[:, None], limit, scores)
+    return scores, is_log
 
 
 def _normalise(scores: torch.Tensor, is_log: bool) -> torch.Tensor:
@@ -99,11 +106,9 @@ def nw_weights(x_query, x_train, kernel: str = "gaussian", bandwidth: float = 0.
             f"x_query x x_train = {xq.shape[0]} x {xt.shape[0]} = {cells:,} weights is more than the "
             f"{MAX_DENSE_CELLS:,} that nw_weights builds at once; use fewer points, or "
             "nadaraya_watson for estimates without the matrix.")
-    scores, is_log = _log_or_plain(kern, xq[:, None] - xt[None, :], h, None)
-    return _normalise(scores, is_log)
+    return _normalise(*_dense_scores(kern, xq[:, None] - xt[None, :], h))
 
 
-METHODS = ("auto", "direct", "rank2", "sdpa", "fast")
 FAST_MIN_CELLS = 20_000        # below this many query x training pairs the dense paths are as quick
 
 
@@ -132,36 +137,31 @@ def nadaraya_watson(x_query, x_train, y_train, kernel: str = "gaussian", bandwid
     """
     kern, h, (xt, xq, yt) = _inputs(x_query, x_train, y_train, kernel, bandwidth)
     one_of(method, METHODS, "method")
-    method = _choose_method(method, kern, xq, xt, chunk_size)
-    if method == "fast":
-        return _nw_fast(kern, h, xq, xt, yt)
-    if method != "direct" and kern.name == "gaussian":
-        if method == "auto":
-            if chunk_size is None and _rewrite_is_accurate(xq, xt, h):
-                method = "sdpa" if xt.device.type == "cuda" else "rank2"
-            else:
-                method = "direct"
-        if method == "rank2":
-            return _nw_gaussian_rank2(xq, xt, yt, h)
-        if method == "sdpa":
-            return _nw_gaussian_sdpa(xq, xt, yt, h)
-    elif method in ("rank2", "sdpa"):
-        raise ValueError(f"method={method!r} is for the Gaussian kernel only; got kernel {kern.name!r}.")
-    return _nw_streaming(kern, h, xq, xt, yt, chunk_size)
+    path = _choose_method(method, kern, xq, xt, h, chunk_size)
+    return _PATHS[path].run(kern, h, xq, xt, yt, chunk_size)
 
 
-def _choose_method(method: str, kern: Kernel, xq, xt, chunk_size) -> str:
-    """``method`` itself, or for "auto" the fast one-dimensional sums where they apply and pay off;
-    "auto" is left for the Gaussian rewrite choice below otherwise."""
-    if method == "fast" and kern.name not in FAST_KERNELS:
-        raise ValueError(f"method='fast' is for the kernels {', '.join(FAST_KERNELS)}; got {kern.name!r}.")
-    if (method == "auto" and chunk_size is None and kern.name in FAST_KERNELS and xt.device.type == "cpu"
-            and xq.shape[0] * xt.shape[0] >= FAST_MIN_CELLS and xt.shape[0] >= 2):
+def _choose_method(method: str, kern: Kernel, xq, xt, h: float, chunk_size: int | None) -> str:
+    """The name of the path that computes the estimate: ``method`` itself when the kernel has what it
+    needs (else ``ValueError``); for ``"auto"``, the first that applies of: the fast sums (CPU, at least
+    ``FAST_MIN_CELLS`` pairs), the dot-product rewrite (when accurate in the input's dtype: sdpa on CUDA,
+    rank2 on CPU), the direct streaming sum. An explicit ``chunk_size`` asks for the direct path."""
+    if method != "auto":
+        needs = _PATHS[method].needs
+        if needs and not getattr(kern, needs):
+            raise ValueError(_PATHS[method].refusal.format(method=method, kernel=kern.name))
+        return method
+    on_cpu = xt.device.type == "cpu"
+    if chunk_size is not None:
+        return "direct"
+    if kern.fast and on_cpu and xq.shape[0] * xt.shape[0] >= FAST_MIN_CELLS and xt.shape[0] >= 2:
         return "fast"
-    return method
+    if kern.dot_product and _rewrite_is_accurate(xq, xt, h):
+        return "rank2" if on_cpu else "sdpa"
+    return "direct"
 
 
-def _nw_fast(kern: Kernel, h: float, xq, xt, yt) -> torch.Tensor:
+def _nw_fast(kern: Kernel, h: float, xq, xt, yt, chunk_size=None) -> torch.Tensor:
     """The fast sums; the queries they cannot vouch for are recomputed exactly (in float64, like the fast
     sums, so a float32 input differs from the float64 reference only by the output's rounding)."""
     est, trusted = kernel_sums(kern, h, xq, xt, yt)
@@ -179,7 +179,7 @@ def _rewrite_is_accurate(xq, xt, h) -> bool:
     return torch.finfo(xt.dtype).eps * (r / h) ** 2 <= 1e-4
 
 
-def _nw_gaussian_rank2(xq, xt, yt, h):
+def _nw_rank2(kern, h, xq, xt, yt, chunk_size=None):
     num, den = _gaussian_rank2_sums(xq, xt, yt, h)
     return (num / den).clamp(yt.min(), yt.max())
 
@@ -208,7 +208,7 @@ def _gaussian_rank2_sums(xq, xt, yt, h):
     return out[:, 0], out[:, 1]
 
 
-def _nw_gaussian_sdpa(xq, xt, yt, h):
+def _nw_sdpa(kern, h, xq, xt, yt, chunk_size=None):
     from torch.nn.functional import scaled_dot_product_attention
 
     c = xt.mean()
@@ -238,14 +238,11 @@ def _nw_streaming(kern, h, xq, xt, yt, chunk_size=None, exclude=None):
             if exclude is not None:
                 cols = torch.arange(c0, c0 + x_c.shape[0], device=xt.device)
                 self_mask = exclude[r0:r0 + nrow, None] == cols[None, :]
-            if kern.log_profile is None:
-                k, _ = _log_or_plain(kern, diff, h, self_mask)
-                den += k.sum(dim=1)
-                num += k @ y_c
+            logk, is_log = _scores(kern, diff, h, self_mask)
+            if not is_log:
+                den += logk.sum(dim=1)
+                num += logk @ y_c
                 continue
-            logk = kern.log_profile(diff / h)
-            if self_mask is not None:
-                logk = logk.masked_fill(self_mask, -math.inf)
             # online log-sum-exp: rescale what was summed so far to the new running max
             new_max = torch.maximum(run_max, logk.amax(dim=1))
             safe = torch.where(torch.isfinite(new_max), new_max, 0.0)
@@ -271,13 +268,33 @@ def _nw_streaming(kern, h, xq, xt, yt, chunk_size=None, exclude=None):
 def _nearest_mean(q, skip, xt, yt):
     """Mean of y over the nearest training point(s) of each query (the h -> 0 limit of NW), leaving
     out training index ``skip[i]`` for query i when ``skip`` is given."""
-    dist = (q[:, None] - xt[None, :]).abs()
+    self_mask = None
     if skip is not None:
-        dist[torch.arange(q.shape[0], device=q.device), skip] = math.inf
-    at_min = (dist == dist.amin(dim=1, keepdim=True)) & torch.isfinite(dist)
+        self_mask = torch.zeros(q.shape[0], xt.shape[0], dtype=torch.bool, device=q.device)
+        self_mask[torch.arange(q.shape[0], device=q.device), skip] = True
+    at_min = _nearest(q[:, None] - xt[None, :], self_mask)
     count = at_min.sum(dim=1)
     mean = (at_min.to(yt.dtype) @ yt) / count.clamp_min(1)
     return torch.where(count > 0, mean, math.nan)
+
+
+@dataclass(frozen=True)
+class _Path:
+    run: Callable                  # (kern, h, xq, xt, yt, chunk_size) -> estimates
+    needs: str | None              # the Kernel capability it needs, or None
+    refusal: str = ""              # the sentence for a kernel without it
+
+
+_PATHS = {
+    "direct": _Path(_nw_streaming, None),
+    "rank2": _Path(_nw_rank2, "dot_product", "method={method!r} is for the Gaussian kernel only (its log is a dot "
+                                             "product); got kernel {kernel!r}."),
+    "sdpa": _Path(_nw_sdpa, "dot_product", "method={method!r} is for the Gaussian kernel only (its log is a dot "
+                                           "product); got kernel {kernel!r}."),
+    "fast": _Path(_nw_fast, "fast", "method='fast' is for the kernels " + ", ".join(FAST_KERNELS)
+                                    + "; got {kernel!r}."),
+}
+METHODS = ("auto", *_PATHS)
 
 
 def nadaraya_watson_loop(x_query, x_train, y_train, kernel: str = "gaussian",
@@ -286,16 +303,13 @@ def nadaraya_watson_loop(x_query, x_train, y_train, kernel: str = "gaussian",
     kern, h, (xt, xq, yt) = _inputs(x_query, x_train, y_train, kernel, bandwidth)
     out = torch.empty(xq.shape[0], dtype=xt.dtype, device=xt.device)
     for i in range(xq.shape[0]):
-        dist = (xq[i] - xt).abs()
-        u = dist / h
-        if kern.log_profile is not None:
-            log_k = kern.log_profile(u)
-            if torch.isneginf(log_k.max()):          # h far below the gap to the nearest point
-                k = (dist == dist.min()).to(xt.dtype)
-            else:
-                k = torch.exp(log_k - log_k.max())
-        else:
-            k = kern.profile(u)
+        diff = (xq[i] - xt)[None]
+        k, is_log = _scores(kern, diff, h)
+        if is_log and torch.isneginf(k.max()):        # h far below the gap to the nearest point
+            k = _nearest(diff).to(xt.dtype)
+        elif is_log:
+            k = torch.exp(k - k.max())
+        k = k[0]
         total = k.sum()
         out[i] = (k * yt).sum() / total if total > 0 else math.nan
     return out
@@ -354,17 +368,14 @@ def loo_predictions(kern: Kernel, h: float, xt: torch.Tensor, yt: torch.Tensor,
     weight (Z_i - 1 tiny, so the subtraction would cancel) are recomputed directly.
     """
     index = torch.arange(xt.shape[0], device=xt.device)
-    if method == "fast" and kern.name not in FAST_KERNELS:
-        raise ValueError(f"method='fast' is for the kernels {', '.join(FAST_KERNELS)}; got {kern.name!r}.")
-    use_fast = method == "fast" or (method == "auto" and kern.name in FAST_KERNELS and xt.device.type == "cpu"
-                                    and xt.shape[0] ** 2 >= FAST_MIN_CELLS)
-    if use_fast:
+    path = _choose_loo_method(method, kern, xt, h)
+    if path == "fast":
         pred, trusted = kernel_sums(kern, h, xt, xt, yt, leave_one_out=True)
         if not bool(trusted.all()):
             rows = torch.nonzero(~trusted).flatten()
             pred[rows] = _nw_streaming(kern, h, xt[rows], xt, yt, exclude=index[rows])
         return torch.where(torch.isnan(pred), pred, pred.clamp(yt.min(), yt.max()))
-    if kern.name != "gaussian" or not _rewrite_is_accurate(xt, xt, h):
+    if path == "direct":
         return _nw_streaming(kern, h, xt, xt, yt, exclude=index)
     num, den = _gaussian_rank2_sums(xt, xt, yt, h)
     rest = den - 1
@@ -374,6 +385,17 @@ def loo_predictions(kern: Kernel, h: float, xt: torch.Tensor, yt: torch.Tensor,
         rows = torch.nonzero(fragile).flatten()
         pred[rows] = _nw_streaming(kern, h, xt[rows], xt, yt, exclude=index[rows])
     return pred.clamp(yt.min(), yt.max())
+
+
+def _choose_loo_method(method: str, kern: Kernel, xt, h: float) -> str:
+    """The leave-one-out path: "fast" (asked for, or "auto" on CPU with N² >= ``FAST_MIN_CELLS``),
+    "rank2" (the dot-product shortcut, when accurate), or "direct"."""
+    if method == "fast" and not kern.fast:
+        raise ValueError(_PATHS["fast"].refusal.format(kernel=kern.name))
+    if method == "fast" or (method == "auto" and kern.fast and xt.device.type == "cpu"
+                            and xt.shape[0] ** 2 >= FAST_MIN_CELLS):
+        return "fast"
+    return "rank2" if kern.dot_product and _rewrite_is_accurate(xt, xt, h) else "direct"
 
 
 def select_bandwidth(x, y, kernel: str = "gaussian", bandwidths=None, *, method: str = "auto") -> float:

@@ -94,10 +94,13 @@ def test_large_problem_and_the_bandwidth_search(kernel):
 
 def test_auto_takes_the_fast_path_where_it_applies():
     x = torch.linspace(0, 1, 500, dtype=torch.float64)
-    assert r._choose_method("auto", KERNELS["gaussian"], x, x, None) == "fast"
-    assert r._choose_method("auto", KERNELS["constant"], x, x, None) == "auto"
-    assert r._choose_method("auto", KERNELS["gaussian"], x[:10], x[:10], None) == "auto"      # tiny: dense
-    assert r._choose_method("auto", KERNELS["laplace"], x, x, 64) == "auto"                 # chunks asked for
+    assert r._choose_method("auto", KERNELS["gaussian"], x, x, 0.3, None) == "fast"
+    assert r._choose_method("auto", KERNELS["constant"], x, x, 0.3, None) == "direct"      # no fast sum
+    assert r._choose_method("auto", KERNELS["gaussian"], x[:10], x[:10], 0.3, None) == "rank2"  # tiny: dense
+    big = x[:10].float() * 1e4                      # (|x| / h)² too large for float32: the rewrite would lose digits
+    assert r._choose_method("auto", KERNELS["gaussian"], big, big, 1e-3, None) == "direct"
+    assert r._choose_method("auto", KERNELS["laplace"], x, x, 0.3, 64) == "direct"        # chunks asked for
+    assert r._choose_method("sdpa", KERNELS["gaussian"], x, x, 0.3, None) == "sdpa"        # asked for: kept
 
 
 def test_gauss_transform_plan_meets_its_bound():
