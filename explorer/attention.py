@@ -50,7 +50,29 @@ def _temperature(tau, d: int, name: str = "tau") -> float:
 
 # --------------------------------------------------------------------------- attention variants
 def dot_product_attention(q, k, v, tau: float | None = None):
-    """softmax(q kᵀ / tau) v. ``tau`` defaults to sqrt(d), which is torch's SDPA."""
+    """Scaled dot-product attention, softmax(q kᵀ / τ) v.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., Lq, d)
+    k : array_like, shape (..., Lk, d)
+    v : array_like, shape (..., Lk, dv)
+    tau : float, optional
+        The temperature; sqrt(d) by default, which is torch's SDPA.
+
+    Returns
+    -------
+    (output, weights) : (torch.Tensor (..., Lq, dv), torch.Tensor (..., Lq, Lk))
+
+    Examples
+    --------
+    >>> import torch
+    >>> g = torch.Generator().manual_seed(0)
+    >>> q, k, v = (torch.randn(2, n, d, generator=g, dtype=torch.float64) for n, d in ((3, 4), (5, 4), (5, 2)))
+    >>> out, w = dot_product_attention(q, k, v)
+    >>> bool(torch.allclose(out, torch.nn.functional.scaled_dot_product_attention(q, k, v)))
+    True
+    """
     q, k, v = _qkv(q, k, v)
     tau = _temperature(tau, q.shape[-1])
     weights = torch.softmax(q @ k.transpose(-2, -1) / tau, dim=-1)
@@ -58,16 +80,51 @@ def dot_product_attention(q, k, v, tau: float | None = None):
 
 
 def squared_distances(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """|q_i - k_j|² for every pair, shape (..., Lq, Lk), clamped at 0 against rounding."""
+    """|q_i - k_j|² for every pair, clamped at 0 against rounding.
+
+    Parameters
+    ----------
+    q : torch.Tensor, shape (..., Lq, d)
+    k : torch.Tensor, shape (..., Lk, d)
+
+    Returns
+    -------
+    torch.Tensor, shape (..., Lq, Lk)
+
+    Examples
+    --------
+    >>> import torch
+    >>> squared_distances(torch.tensor([[0.0, 0.0]]), torch.tensor([[3.0, 4.0], [0.0, 1.0]])).tolist()
+    [[25.0, 1.0]]
+    """
     qq = (q * q).sum(-1, keepdim=True)
     kk = (k * k).sum(-1).unsqueeze(-2)
     return (qq + kk - 2 * q @ k.transpose(-2, -1)).clamp_min(0)
 
 
 def gaussian_kernel_attention(q, k, v, sigma: float):
-    """Weights softmax_j(-|q_i - k_j|² / (2 sigma²)): NW regression with a Gaussian kernel in d dims.
+    """Attention with weights softmax_j(-|q_i - k_j|² / (2σ²)): NW regression with a Gaussian kernel in d dims.
 
-    Computed as a softmax of log-kernel values, so it never gives 0/0, however small sigma is.
+    Computed as a softmax of log-kernel values, so it never gives 0/0, however small σ is.
+
+    Parameters
+    ----------
+    q, k, v : array_like
+        Shapes as in ``dot_product_attention``.
+    sigma : float
+        The kernel's width σ > 0.
+
+    Returns
+    -------
+    (output, weights)
+
+    Examples
+    --------
+    >>> import torch
+    >>> q, k, v = torch.zeros(1, 2), torch.tensor([[0.0, 0.0], [1.0, 0.0]]), torch.tensor([[1.0], [3.0]])
+    >>> out, w = gaussian_kernel_attention(q, k, v, sigma=1e-3)      # σ -> 0: all weight on the nearest key
+    >>> w.tolist(), out.tolist()
+    ([[1.0, 0.0]], [[1.0]])
     """
     q, k, v = _qkv(q, k, v)
     sigma = positive_number(sigma, "sigma")
@@ -76,13 +133,50 @@ def gaussian_kernel_attention(q, k, v, sigma: float):
 
 
 def key_norm_bias(k, tau: float) -> torch.Tensor:
-    """The per-key logit bias -|k_j|² / (2 tau) that turns dot-product into Gaussian attention."""
+    """The per-key logit bias -|k_j|² / (2τ) that turns dot-product attention into Gaussian attention.
+
+    Parameters
+    ----------
+    k : array_like, shape (..., Lk, d)
+    tau : float
+
+    Returns
+    -------
+    torch.Tensor, shape (..., Lk)
+
+    Examples
+    --------
+    >>> key_norm_bias([[3.0, 4.0]], tau=5.0).tolist()
+    [-2.5]
+    """
     kt = as_tensor(k, "k")
     return -(kt * kt).sum(-1) / (2 * positive_number(tau, "tau"))
 
 
 def biased_dot_product_attention(q, k, v, tau: float):
-    """softmax(q kᵀ / tau - |k_j|² / (2 tau)) v: equal to Gaussian attention with sigma² = tau."""
+    """softmax(q kᵀ / τ - |k_j|² / (2τ)) v: equal to Gaussian attention with σ² = τ.
+
+    Since -|q - k|²/(2τ) = q·k/τ - |k|²/(2τ) - |q|²/(2τ), and the last term is the same for every key of a
+    query, the softmax cancels it.
+
+    Parameters
+    ----------
+    q, k, v : array_like
+    tau : float
+
+    Returns
+    -------
+    (output, weights)
+
+    Examples
+    --------
+    >>> import torch
+    >>> g = torch.Generator().manual_seed(0)
+    >>> q, k, v = (torch.randn(4, 3, generator=g, dtype=torch.float64) for _ in range(3))
+    >>> a, b = biased_dot_product_attention(q, k, v, 2.0)[1], gaussian_kernel_attention(q, k, v, 2.0 ** 0.5)[1]
+    >>> bool(torch.allclose(a, b))
+    True
+    """
     q, k, v = _qkv(q, k, v)
     tau = positive_number(tau, "tau")
     logits = q @ k.transpose(-2, -1) / tau + key_norm_bias(k, tau).unsqueeze(-2)
@@ -93,9 +187,29 @@ def biased_dot_product_attention(q, k, v, tau: float):
 def topk_attention(q, k, v, k_top: int, tau: float | None = None):
     """Sparse attention: each query keeps its ``k_top`` largest logits.
 
-    The kept logits are softmaxed, the values at those keys are gathered and summed with these
-    weights. The returned (..., Lq, Lk) weights are zero off the kept keys and rows sum to 1;
-    ``k_top`` = Lk reproduces dense attention.
+    The kept logits are softmaxed and the values at those keys summed with these weights; ``k_top`` = Lk
+    reproduces dense attention.
+
+    Parameters
+    ----------
+    q, k, v : array_like
+    k_top : int
+        1 to Lk.
+    tau : float, optional
+        As in ``dot_product_attention``.
+
+    Returns
+    -------
+    (output, weights)
+        ``weights`` (..., Lq, Lk) are zero off the kept keys; rows sum to 1.
+
+    Examples
+    --------
+    >>> import torch
+    >>> q, k, v = torch.ones(1, 1), torch.tensor([[1.0], [2.0], [3.0]]), torch.tensor([[1.0], [2.0], [3.0]])
+    >>> _, w = topk_attention(q, k, v, k_top=1)
+    >>> w.tolist()
+    [[0.0, 0.0, 1.0]]
     """
     q, k, v = _qkv(q, k, v)
     n_keys = k.shape[-2]
@@ -115,7 +229,25 @@ def topk_attention(q, k, v, k_top: int, tau: float | None = None):
 
 
 def entropy(weights) -> torch.Tensor:
-    """Entropy of each row (last dim) in nats: 0 for one-hot, log N for uniform, 0 for all-zero rows."""
+    """Entropy of each row (the last dimension) in nats.
+
+    Parameters
+    ----------
+    weights : array_like, shape (..., N)
+        Non-negative rows (of an attention matrix).
+
+    Returns
+    -------
+    torch.Tensor, shape (...)
+        0 for a one-hot row, log N for a uniform one, 0 for an all-zero row.
+
+    Examples
+    --------
+    >>> import math
+    >>> h = entropy([[0.25, 0.25, 0.25, 0.25], [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    >>> [round(float(v), 6) for v in h] == [round(math.log(4), 6), 0.0, 0.0]
+    True
+    """
     w = as_tensor(weights, "weights")
     if bool((w < 0).any()):
         raise ValueError("weights must be >= 0 (rows of an attention matrix).")
@@ -124,16 +256,48 @@ def entropy(weights) -> torch.Tensor:
 
 # --------------------------------------------------------------------------- masking
 def causal_mask(length: int, device=None) -> torch.Tensor:
-    """(L, L) bool, True on and below the diagonal: query i may attend to keys 0..i."""
+    """The causal mask: query i may attend to keys 0..i.
+
+    Parameters
+    ----------
+    length : int
+    device : torch.device, optional
+
+    Returns
+    -------
+    torch.Tensor, shape (L, L), bool
+        True on and below the diagonal (True = may attend).
+
+    Examples
+    --------
+    >>> causal_mask(3).int().tolist()
+    [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    """
     length = integer_in(length, "length", 1, 100_000)
     return torch.ones(length, length, dtype=torch.bool, device=device).tril()
 
 
 def padding_mask(lengths, length: int, device=None) -> torch.Tensor:
-    """(B, L) bool key mask, True for the first ``lengths[b]`` (real) tokens of sequence b.
+    """Key mask for padded sequences: True for the first ``lengths[b]`` (real) tokens of sequence b.
 
-    Combine with a causal mask as ``causal_mask(L) & padding_mask(lengths, L)[:, None, :]``, a
-    (B, L, L) mask; add ``[:, None]`` once more for a head dim: (B, 1, L, L).
+    Combine with a causal mask as ``causal_mask(L) & padding_mask(lengths, L)[:, None, :]``, a (B, L, L)
+    mask; add ``[:, None]`` once more for a head dimension: (B, 1, L, L).
+
+    Parameters
+    ----------
+    lengths : array_like of int, shape (B,)
+        Each from 0 to ``length``.
+    length : int
+    device : torch.device, optional
+
+    Returns
+    -------
+    torch.Tensor, shape (B, L), bool
+
+    Examples
+    --------
+    >>> padding_mask([1, 3], 3).int().tolist()
+    [[1, 0, 0], [1, 1, 1]]
     """
     length = integer_in(length, "length", 1, 100_000)
     lens = torch.as_tensor(lengths, device=device).reshape(-1)
@@ -145,10 +309,34 @@ def padding_mask(lengths, length: int, device=None) -> torch.Tensor:
 def masked_attention(q, k, v, mask=None, mode: str = "pre", scale: float | None = None):
     """Attention with a boolean mask (True = may attend), applied in one of ``MASK_MODES``.
 
-    ``mask`` broadcasts to (..., Lq, Lk); ``scale`` multiplies the logits and defaults to 1/sqrt(d).
-    ``"pre"`` is the correct one and equals torch's SDPA with the same mask; a fully masked row
-    gives zero weights and zero output (never NaN). The other modes are the common mistakes, kept to
-    show what goes wrong.
+    ``"pre"`` is the correct one and equals torch's SDPA with the same mask; a fully masked row gives zero
+    weights and zero output (never NaN). The other modes are the common mistakes, kept to show what goes wrong.
+
+    Parameters
+    ----------
+    q, k, v : array_like
+        Shapes as in ``dot_product_attention``.
+    mask : bool tensor, optional
+        Broadcasts to (..., Lq, Lk).
+    mode : {"pre", "post", "post_renorm", "multiply_logits"}
+    scale : float, optional
+        Multiplies the logits; 1/sqrt(d) by default.
+
+    Returns
+    -------
+    (output, weights)
+
+    Examples
+    --------
+    >>> import torch
+    >>> g = torch.Generator().manual_seed(0)
+    >>> q, k, v = (torch.randn(4, 8, generator=g, dtype=torch.float64) for _ in range(3))
+    >>> m = causal_mask(4)
+    >>> out, _ = masked_attention(q, k, v, m)
+    >>> bool(torch.allclose(out, torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m)))
+    True
+    >>> masked_attention(q, k, v, m, mode="post")[1].sum(-1).lt(1).any().item()   # rows no longer sum to 1
+    True
     """
     check_mode(mode)
     q, k, v = _qkv(q, k, v)
@@ -158,12 +346,46 @@ def masked_attention(q, k, v, mask=None, mode: str = "pre", scale: float | None 
 
 
 def check_mode(mode: str) -> str:
+    """``mode`` if it is one of ``MASK_MODES``, else a ``ValueError`` listing them.
+
+    Parameters
+    ----------
+    mode : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> check_mode("post_renorm")
+    'post_renorm'
+    """
     one_of(mode, MASK_MODES, "mode")
     return mode
 
 
 def masked_weights(logits: torch.Tensor, mask, mode: str = "pre") -> torch.Tensor:
-    """Softmax weights of ``logits`` (..., Lq, Lk) under a boolean ``mask`` in one of ``MASK_MODES``."""
+    """Softmax weights of ``logits`` under a boolean ``mask`` (True = may attend) in one of ``MASK_MODES``.
+
+    Parameters
+    ----------
+    logits : torch.Tensor, shape (..., Lq, Lk)
+    mask : bool tensor or None
+        Broadcasts to the logits' shape; None is a plain softmax.
+    mode : {"pre", "post", "post_renorm", "multiply_logits"}
+
+    Returns
+    -------
+    torch.Tensor
+        The logits' shape broadcast with the mask's. With ``"pre"``, a fully masked row is all zeros.
+
+    Examples
+    --------
+    >>> import torch
+    >>> masked_weights(torch.zeros(2, 2), torch.tensor([[True, False], [False, False]])).tolist()
+    [[1.0, 0.0], [0.0, 0.0]]
+    """
     check_mode(mode)
     if mask is None:
         return torch.softmax(logits, dim=-1)

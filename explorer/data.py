@@ -63,9 +63,30 @@ DATASETS: dict[str, DatasetSpec] = {
 
 def make_dataset(name: str = "sine_mix", n: int | None = None, noise: float | None = None,
                  seed: int = 0) -> Dataset:
-    """Draw ``n`` points x ~ U(x_range), sorted, with y = f(x) + N(0, noise²).
+    """Draw a seeded toy dataset: ``n`` points x ~ U(x_range), sorted, with y = f(x) + N(0, noise²).
 
-    The same (name, n, noise, seed) always gives the same arrays.
+    Parameters
+    ----------
+    name : {"sine_mix", "d2l"}
+    n : int, optional
+        2 to 100,000 points (the dataset's own default when None).
+    noise : float, optional
+        Standard deviation of the noise, 0 to 10 (the dataset's default when None).
+    seed : int
+
+    Returns
+    -------
+    Dataset
+        ``x`` and ``y`` (N,) arrays, the noise-free ``true_fn``, ``x_range`` and a ``description`` message.
+        The same (name, n, noise, seed) always gives the same arrays.
+
+    Examples
+    --------
+    >>> d = make_dataset("sine_mix", 5, 0.0, seed=1)
+    >>> bool((d.y == d.true_fn(d.x)).all()), bool((d.x[:-1] <= d.x[1:]).all())
+    (True, True)
+    >>> d.description
+    'Sine mix: n = 5, noise sd = 0, seed = 1'
     """
     one_of(name, DATASETS, "dataset")
     spec = DATASETS[name]
@@ -83,25 +104,90 @@ def make_dataset(name: str = "sine_mix", n: int | None = None, noise: float | No
 
 
 def sine_mix(n: int = 200, noise: float = 0.3, seed: int = 0) -> Dataset:
-    """y = sin x + 0.5 sin 2x + ε, ε ~ N(0, noise²), x ~ U(-3, 3)."""
+    """The default dataset: y = sin x + 0.5 sin 2x + ε, ε ~ N(0, noise²), x ~ U(-3, 3).
+
+    Parameters
+    ----------
+    n : int
+    noise : float
+    seed : int
+
+    Returns
+    -------
+    Dataset
+
+    Examples
+    --------
+    >>> sine_mix(3, seed=0).x.shape
+    (3,)
+    """
     return make_dataset("sine_mix", n, noise, seed)
 
 
 def d2l(n: int = 40, noise: float = 1.0, seed: int = 0) -> Dataset:
-    """y = 2 sin x + x + ε, ε ~ N(0, noise²), x ~ U(0, 5) sorted (D2L section 11.2)."""
+    """The textbook dataset: y = 2 sin x + x + ε, ε ~ N(0, noise²), x ~ U(0, 5).
+
+    Parameters
+    ----------
+    n : int
+    noise : float
+    seed : int
+
+    Returns
+    -------
+    Dataset
+
+    Examples
+    --------
+    >>> d = d2l(40, seed=0)
+    >>> bool(d.x.min() >= 0 and d.x.max() <= 5)
+    True
+    """
     return make_dataset("d2l", n, noise, seed)
 
 
 def query_grid(data: Dataset, m: int = 400) -> np.ndarray:
-    """Evenly spaced query points covering the dataset's x range."""
+    """Evenly spaced query points covering the dataset's x range.
+
+    Parameters
+    ----------
+    data : Dataset
+    m : int
+        Number of points.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m,)
+
+    Examples
+    --------
+    >>> query_grid(sine_mix(10), 3).tolist()
+    [-3.0, 0.0, 3.0]
+    """
     lo, hi = data.x_range
     return np.linspace(lo, hi, m)
 
 
 def dataset_arrays(name: str, n: int, noise: float, seed: int, m: int = 400) -> dict[str, np.ndarray]:
-    """What the pages draw of a generated dataset: ``x``, ``y``, an ``m``-point query grid ``x_grid`` and the
-    noise-free function on it, ``true``.
+    """What the pages draw of a generated dataset.
 
+    Parameters
+    ----------
+    name : str
+    n : int
+    noise : float
+    seed : int
+        As in ``make_dataset``.
+    m : int
+        Points of the query grid.
+
+    Returns
+    -------
+    dict
+        ``x``, ``y`` (N,), the query grid ``x_grid`` (m,) and the noise-free function on it, ``true``.
+
+    Examples
+    --------
     >>> d = dataset_arrays("d2l", 40, 1.0, 0)
     >>> d["x"].shape, d["x_grid"].shape, bool(abs(d["true"][0] - 0.0) < 1e-12)
     ((40,), (400,), True)
@@ -124,7 +210,23 @@ class CsvTable:
 
 
 def read_csv(raw: bytes) -> CsvTable:
-    """Parse uploaded bytes as a UTF-8 CSV with a header row; only data, never code."""
+    """Parse uploaded bytes as a UTF-8 CSV with a header row (data only, never code).
+
+    Parameters
+    ----------
+    raw : bytes
+
+    Returns
+    -------
+    CsvTable
+        The rows and the names of the columns that hold numbers. A file that cannot be read raises a
+        ``UserError`` whose message says what is wrong and what is allowed.
+
+    Examples
+    --------
+    >>> read_csv(b"x,y,label\\n1,2,a\\n3,4,b\\n").numeric
+    ['x', 'y']
+    """
     import pandas as pd
     try:
         text = raw.decode("utf-8-sig")
@@ -153,9 +255,28 @@ def dataset_from_table(table: CsvTable, x_col: str, y_col: str, drop_invalid: bo
                        standardise: bool = True, name: str = "upload") -> tuple[Dataset, list[Message]]:
     """The (x, y) dataset of two numeric columns, sorted by x, and the notes a user should read.
 
-    Rows with missing or non-finite values raise ``ValueError`` unless ``drop_invalid``; so do fewer
-    than 2 rows, more than ``MAX_UPLOAD_ROWS`` rows and identical x. Values beyond ``HUGE`` in size are
-    standardised (z-scores) when ``standardise``, else rejected.
+    Parameters
+    ----------
+    table : CsvTable
+        From ``read_csv``.
+    x_col, y_col : str
+        Two of ``table.numeric``.
+    drop_invalid : bool
+        Drop rows with missing or non-finite values; without it they raise ``UserError``.
+    standardise : bool
+        Values beyond ``HUGE`` in size become z-scores (with a note); without it they are refused.
+    name : str
+
+    Returns
+    -------
+    (Dataset, list of Message)
+        Fewer than 2 rows, more than ``MAX_UPLOAD_ROWS`` rows or identical x raise ``UserError``.
+
+    Examples
+    --------
+    >>> ds, notes = dataset_from_table(read_csv(b"a,b\\n3,1\\n1,2\\n2,3\\n"), "a", "b")
+    >>> ds.x.tolist(), ds.y.tolist(), notes
+    ([1.0, 2.0, 3.0], [2.0, 3.0, 1.0], [])
     """
     for col in (x_col, y_col):
         if col not in table.numeric:

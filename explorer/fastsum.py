@@ -390,10 +390,38 @@ def _gauss_sums(h: float, xq, xs, ys, loo: bool):
 # --------------------------------------------------------------------------- entry point
 def kernel_sums(kern: Kernel, h: float, xq: torch.Tensor, xt: torch.Tensor, yt: torch.Tensor,
                 leave_one_out: bool = False):
-    """``(estimate, trusted)`` for every query: the NW estimate from the fast sums, and whether its error
-    bound holds (``trusted`` False: the caller recomputes that query exactly). With ``leave_one_out``
-    the queries are the training points themselves and each leaves its own term out. NaN marks a
-    compact kernel with no point in reach (trusted: that is decided exactly)."""
+    """NW estimates from the fast one-dimensional sums, with a flag saying where their error bound holds.
+
+    Parameters
+    ----------
+    kern : Kernel
+        A kernel with a ``fast`` family ("gauss": a fast Gauss transform; "laplace": exponential blocks;
+        "polynomial": prefix sums of polynomial moments over sorted points).
+    h : float
+        The bandwidth.
+    xq : torch.Tensor, shape (M,)
+        Queries (ignored with ``leave_one_out``: the queries are then the training points).
+    xt, yt : torch.Tensor, shape (N,)
+    leave_one_out : bool
+        Each training point predicted from the others (its own term K(0) = 1 left out).
+
+    Returns
+    -------
+    (estimate, trusted) : (torch.Tensor (M,), torch.Tensor (M,) bool)
+        ``trusted`` False where the bound does not hold: the caller recomputes that query exactly. NaN marks
+        a compact kernel with no point in reach (trusted: that is decided exactly).
+
+    Examples
+    --------
+    >>> import torch
+    >>> from explorer.kernels import get_kernel
+    >>> x = torch.linspace(0, 1, 200, dtype=torch.float64); y = torch.cos(5 * x)
+    >>> q = torch.tensor([0.1, 0.77], dtype=torch.float64)
+    >>> est, ok = kernel_sums(get_kernel("gaussian"), 0.05, q, x, y)
+    >>> w = torch.exp(-0.5 * ((q[:, None] - x[None]) / 0.05) ** 2)
+    >>> bool(ok.all()), bool(torch.allclose(est, (w @ y) / w.sum(1), rtol=1e-9))
+    (True, True)
+    """
     if not kern.fast:
         raise ValueError(f"no fast kernel sum for {kern.name!r}; fast kernels: {', '.join(FAST_KERNELS)}.")
     dtype = xt.dtype

@@ -93,11 +93,33 @@ def _normalise(scores: torch.Tensor, is_log: bool) -> torch.Tensor:
 
 
 def nw_weights(x_query, x_train, kernel: str = "gaussian", bandwidth: float = 0.5) -> torch.Tensor:
-    """The (M, N) attention matrix of NW regression: row i holds the weights of query i.
+    """The (M, N) attention matrix of Nadaraya-Watson regression: row i holds the weights of query i.
 
-    Rows sum to 1, or are all zero for a compact kernel with no training point within h of the
-    query. Never NaN. Sizes above ``MAX_DENSE_CELLS`` cells raise ``ValueError`` (use
-    ``nadaraya_watson``, which never builds the matrix).
+    Parameters
+    ----------
+    x_query : array_like, shape (M,)
+        Query points.
+    x_train : array_like, shape (N,)
+        Training inputs.
+    kernel : str
+        A name in ``explorer.kernels.KERNELS``.
+    bandwidth : float
+        h > 0.
+
+    Returns
+    -------
+    torch.Tensor, shape (M, N)
+        Rows sum to 1, or are all zero for a compact kernel with no training point within h of the query.
+        Never NaN. Above ``MAX_DENSE_CELLS`` cells a ``ValueError`` says to use ``nadaraya_watson``, which
+        never builds the matrix.
+
+    Examples
+    --------
+    >>> w = nw_weights([0.0, 1.0], [0.0, 1.0, 2.0], "gaussian", 0.5)
+    >>> w.shape, [round(float(r), 6) for r in w.sum(1)]
+    (torch.Size([2, 3]), [1.0, 1.0])
+    >>> nw_weights([5.0], [0.0, 1.0], "boxcar", 0.5).tolist()        # no point within h: an all-zero row
+    [[0.0, 0.0]]
     """
     kern, h, (xt, xq) = _inputs(x_query, x_train, None, kernel, bandwidth)
     cells = xq.shape[0] * xt.shape[0]
@@ -114,26 +136,51 @@ FAST_MIN_CELLS = 20_000        # below this many query x training pairs the dens
 
 def nadaraya_watson(x_query, x_train, y_train, kernel: str = "gaussian", bandwidth: float = 0.5,
                     *, chunk_size: int | None = None, method: str = "auto") -> torch.Tensor:
-    """NW estimates (M,) at the queries; NaN exactly where a compact kernel has no support.
+    """NW estimates at the queries, f(x) = Σ_i K((x - x_i)/h) y_i / Σ_j K((x - x_j)/h).
 
     Memory stays bounded for any M and N: the (M, N) weight matrix is never built whole.
 
-    ``method``:
-      - ``"direct"``: kernel values from the differences (x - x_i), training points in chunks with
-        a running (online) log-sum-exp normaliser, the way flash attention does. Any kernel, any h.
-      - ``"rank2"`` (Gaussian only): the exact rewrite -(x - x_i)²/(2h²) = x·x_i/h² - x_i²/(2h²) + c(x)
-        as one small matrix product per block of queries, shifted by each row's known maximum (at
-        the nearest training point), then exp and a product with [y, 1].
-      - ``"sdpa"`` (Gaussian only): the same rewrite handed to torch's fused
-        ``scaled_dot_product_attention`` with q = [x/h², 1], k = [x_i, -x_i²/(2h²)], scale 1.
-      - ``"fast"`` (Gaussian, boxcar, Epanechnikov, triangular, Laplace): the one-dimensional sums of
-        ``explorer.fastsum``, which touch a few boxes of sorted training points per query instead of all
-        of them (exact for the compact kernels and Laplace, a fast Gauss transform with a proven bound
-        for the Gaussian); queries outside its error bound are recomputed by ``"direct"``.
-      - ``"auto"``: on CPU, ``"fast"`` for those kernels once M x N reaches ``FAST_MIN_CELLS``; else the
-        Gaussian goes to rank2 (CPU) or sdpa (CUDA) when the rewrite is accurate in the input's dtype
-        (it loses precision when (|x|/h)² is large); everything else to direct.
-    ``chunk_size`` (training points per chunk of the direct path) is chosen automatically when None.
+    Parameters
+    ----------
+    x_query : array_like, shape (M,)
+    x_train, y_train : array_like, shape (N,)
+    kernel : str
+        A name in ``explorer.kernels.KERNELS``.
+    bandwidth : float
+        h > 0.
+    chunk_size : int, optional
+        Training points per chunk of the direct path (chosen automatically when None; giving it selects
+        the direct path under ``"auto"``).
+    method : {"auto", "direct", "rank2", "sdpa", "fast"}
+        - ``"direct"``: kernel values from the differences (x - x_i), training points in chunks with a
+          running (online) log-sum-exp normaliser, as flash attention does. Any kernel, any h.
+        - ``"rank2"`` (kernels whose log is a dot product: the Gaussian): -(x - x_i)²/(2h²) = x·x_i/h² -
+          x_i²/(2h²) + c(x) as one small matrix product per block of queries, shifted by each row's known
+          maximum (at the nearest training point), then exp and a product with [y, 1].
+        - ``"sdpa"`` (the same kernels): that rewrite handed to torch's fused
+          ``scaled_dot_product_attention`` with q = [x/h², 1], k = [x_i, -x_i²/(2h²)], scale 1.
+        - ``"fast"`` (kernels with a ``fast`` family): the one-dimensional sums of ``explorer.fastsum``,
+          which touch a few boxes of sorted training points per query; queries outside their error bound
+          are recomputed by ``"direct"``.
+        - ``"auto"``: the choice ``_choose_method`` makes (fast sums on CPU from ``FAST_MIN_CELLS`` pairs,
+          else the rewrite when accurate in the input's dtype, else direct).
+
+    Returns
+    -------
+    torch.Tensor, shape (M,)
+        On the training data's device, in its floating dtype; NaN exactly where a compact kernel has no
+        training point within h. When every kernel value underflows (h far below the gaps), the h -> 0
+        limit: the mean of y over the nearest training point(s).
+
+    Examples
+    --------
+    >>> x, y = [0.0, 1.0, 2.0], [0.0, 1.0, 4.0]
+    >>> [round(v, 4) for v in nadaraya_watson([1.0], x, y, "gaussian", 1e-3).tolist()]   # h -> 0: nearest y
+    [1.0]
+    >>> round(float(nadaraya_watson([1.0], x, y, "constant", 1.0)[0]), 4)   # constant kernel: the mean of y
+    1.6667
+    >>> nadaraya_watson([9.0], x, y, "epanechnikov", 0.5).isnan().tolist()
+    [True]
     """
     kern, h, (xt, xq, yt) = _inputs(x_query, x_train, y_train, kernel, bandwidth)
     one_of(method, METHODS, "method")
@@ -299,7 +346,27 @@ METHODS = ("auto", *_PATHS)
 
 def nadaraya_watson_loop(x_query, x_train, y_train, kernel: str = "gaussian",
                          bandwidth: float = 0.5) -> torch.Tensor:
-    """The same estimate, one query at a time: slow, plain, and kept as the reference."""
+    """The same estimate, one query at a time: slow, plain, and kept as the reference the fast paths are
+    tested against.
+
+    Parameters
+    ----------
+    x_query, x_train, y_train, kernel, bandwidth
+        As in ``nadaraya_watson``.
+
+    Returns
+    -------
+    torch.Tensor, shape (M,)
+
+    Examples
+    --------
+    >>> import torch
+    >>> x = torch.linspace(0, 1, 50, dtype=torch.float64); y = torch.sin(6 * x)
+    >>> q = torch.tensor([0.1, 0.5, 0.93], dtype=torch.float64)
+    >>> loop, fast = nadaraya_watson_loop(q, x, y, "triangular", 0.2), nadaraya_watson(q, x, y, "triangular", 0.2)
+    >>> bool(torch.allclose(loop, fast))
+    True
+    """
     kern, h, (xt, xq, yt) = _inputs(x_query, x_train, y_train, kernel, bandwidth)
     out = torch.empty(xq.shape[0], dtype=xt.dtype, device=xt.device)
     for i in range(xq.shape[0]):
@@ -320,12 +387,28 @@ LOO_METHODS = ("auto", "fast", "direct")
 
 
 def loo_cv_scores(x, y, kernel: str = "gaussian", bandwidths=None, *, method: str = "auto") -> torch.Tensor:
-    """Leave-one-out mean squared error for each bandwidth, shape (len(bandwidths),).
+    """Leave-one-out mean squared error for each bandwidth.
 
-    Each point is predicted from all the others (the kernel matrix's diagonal is excluded). A
-    bandwidth at which some point has no other point within reach of a compact kernel scores inf.
-    ``method``: "fast" (the sums of ``explorer.fastsum``), "direct" (dense rows), or "auto" (fast where
-    it applies, see ``loo_predictions``).
+    Parameters
+    ----------
+    x, y : array_like, shape (N,)
+        The data; each point is predicted from all the others (the kernel matrix's diagonal is excluded).
+    kernel : str
+    bandwidths : array_like
+        The bandwidths to score (each > 0).
+    method : {"auto", "fast", "direct"}
+        As in ``loo_predictions``.
+
+    Returns
+    -------
+    torch.Tensor, shape (len(bandwidths),)
+        inf at a bandwidth where some point has no other point within reach of a compact kernel.
+
+    Examples
+    --------
+    >>> x = [0.0, 1.0, 2.0, 3.0]; y = [0.0, 1.0, 2.0, 3.0]
+    >>> loo_cv_scores(x, y, "boxcar", [0.5, 1.0]).tolist()        # h = 0.5: nobody has a neighbour
+    [inf, 0.5]
     """
     kern, _, (xt, _xq, yt) = _inputs(x, x, y, kernel, 1.0)
     return _loo_scores(kern, xt, yt, _bandwidth_list(bandwidths), _loo_method(method))
@@ -357,15 +440,37 @@ def _loo_scores(kern, xt, yt, hs: list[float], method: str = "auto") -> torch.Te
 
 def loo_predictions(kern: Kernel, h: float, xt: torch.Tensor, yt: torch.Tensor,
                     method: str = "auto") -> torch.Tensor:
-    """Each training point predicted from all the others (NaN where it has no neighbour in reach).
+    """Each training point predicted from all the others.
 
-    ``"fast"`` (and ``"auto"`` on CPU for N² >= ``FAST_MIN_CELLS``) takes the one-dimensional sums of
-    ``explorer.fastsum`` for the kernels it has, each point leaving its own term K(0) = 1 out, and
-    recomputes directly the points outside its error bound. Otherwise, for the Gaussian kernel, the
-    exact shortcut: with the full sums over all points
-    S_i = Σ_j K_ij y_j and Z_i = Σ_j K_ij (the rank-2 path, each row scaled so that K_ii = 1),
-    the leave-one-out estimate is (S_i - y_i) / (Z_i - 1). Points whose neighbours carry almost no
-    weight (Z_i - 1 tiny, so the subtraction would cancel) are recomputed directly.
+    Parameters
+    ----------
+    kern : Kernel
+        From ``explorer.kernels.get_kernel``.
+    h : float
+        The bandwidth.
+    xt, yt : torch.Tensor, shape (N,)
+        Training inputs and targets (same dtype and device).
+    method : {"auto", "fast", "direct"}
+        ``"fast"`` (and ``"auto"`` on CPU for N² >= ``FAST_MIN_CELLS``) takes the one-dimensional sums of
+        ``explorer.fastsum``, each point leaving its own term K(0) = 1 out, and recomputes directly the
+        points outside its error bound. Otherwise, for a dot-product kernel (the Gaussian), the exact
+        shortcut: with the full sums S_i = Σ_j K_ij y_j and Z_i = Σ_j K_ij (each row scaled so that K_ii = 1)
+        the estimate is (S_i - y_i) / (Z_i - 1); points whose neighbours carry almost no weight are
+        recomputed directly. Other kernels: the direct sums with each point's own term excluded.
+
+    Returns
+    -------
+    torch.Tensor, shape (N,)
+        NaN where a point has no neighbour in reach of a compact kernel.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from explorer.kernels import get_kernel
+    >>> x = torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64)
+    >>> y = torch.tensor([0.0, 3.0, 6.0], dtype=torch.float64)
+    >>> loo_predictions(get_kernel("constant"), 1.0, x, y).tolist()     # the mean of the other two
+    [4.5, 3.0, 1.5]
     """
     index = torch.arange(xt.shape[0], device=xt.device)
     path = _choose_loo_method(method, kern, xt, h)
@@ -401,10 +506,26 @@ def _choose_loo_method(method: str, kern: Kernel, xt, h: float) -> str:
 def select_bandwidth(x, y, kernel: str = "gaussian", bandwidths=None, *, method: str = "auto") -> float:
     """The bandwidth minimising the leave-one-out error.
 
-    With ``bandwidths`` given: the grid point with the lowest score. Without: a 16-point log grid
-    from 1/1000 of the data range to twice the range, then a golden-section search on log h
-    between the best grid point's neighbours to 1 % (about 26 evaluations in all). ``method`` as in
-    ``loo_cv_scores``.
+    Parameters
+    ----------
+    x, y : array_like, shape (N,)
+    kernel : str
+    bandwidths : array_like, optional
+        A grid to choose from. Without it: a 16-point log grid from 1/1000 of the data range to twice the
+        range, then a golden-section search on log h between the best grid point's neighbours, to 1 %
+        (about 26 evaluations in all).
+    method : {"auto", "fast", "direct"}
+        As in ``loo_cv_scores``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> x = [0.0, 1.0, 2.0, 3.0, 4.0]; y = [0.0, 1.0, 0.0, 1.0, 0.0]
+    >>> select_bandwidth(x, y, "gaussian", [0.1, 1.0, 10.0])
+    10.0
     """
     kern, _, (xt, _xq, yt) = _inputs(x, x, y, kernel, 1.0)
     method = _loo_method(method)
@@ -441,9 +562,28 @@ def select_bandwidth(x, y, kernel: str = "gaussian", bandwidths=None, *, method:
 
 
 def silverman_bandwidth(x, kernel: str = "gaussian") -> float:
-    """Silverman's rule of thumb, 0.9 * min(sd, IQR / 1.34) * n^(-1/5), for the Gaussian kernel; for
-    another kernel K the same width in its own units, times delta_K / delta_Gauss
-    (``kernels.equivalent_bandwidth``)."""
+    """Silverman's rule of thumb, 0.9 · min(sd, IQR / 1.34) · n^(-1/5), for the Gaussian kernel.
+
+    For another kernel K, the same width in its own units: times δ_K / δ_Gauss
+    (``kernels.equivalent_bandwidth``).
+
+    Parameters
+    ----------
+    x : array_like, shape (N,)
+    kernel : str
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.linspace(-1, 1, 32)
+    >>> iqr = np.quantile(x, 0.75) - np.quantile(x, 0.25)
+    >>> bool(np.isclose(silverman_bandwidth(x), 0.9 * min(x.std(ddof=1), iqr / 1.34) * 32 ** -0.2))
+    True
+    """
     xt = as_tensor(x, "x", ndim=1).double()
     n = xt.shape[0]
     if n < 2:
@@ -457,7 +597,23 @@ def silverman_bandwidth(x, kernel: str = "gaussian") -> float:
 
 
 def defined_mse(estimate, target) -> tuple[float, int]:
-    """Mean squared error over the queries with a defined estimate, and how many are undefined."""
+    """Mean squared error over the queries with a defined estimate, and how many are undefined.
+
+    Parameters
+    ----------
+    estimate, target : array_like, shape (M,)
+        ``estimate`` may hold NaN (no support).
+
+    Returns
+    -------
+    (float, int)
+        The MSE over the defined entries (NaN when none is), and the number of NaN estimates.
+
+    Examples
+    --------
+    >>> defined_mse([1.0, float("nan"), 3.0], [0.0, 0.0, 0.0])
+    (5.0, 1)
+    """
     est = torch.as_tensor(estimate, dtype=torch.float64).cpu()
     tgt = torch.as_tensor(target, dtype=torch.float64).cpu()
     ok = ~torch.isnan(est)
