@@ -1,12 +1,11 @@
 """Figures to files: PNG, SVG, self-contained HTML and CSV; and the headless lecture figure set.
 
-``explorer-export --out DIR (or python -m explorer.export) [--preset lecture] [--seed N] [--lang en|zh]`` renders every
-lecture figure as PNG + SVG + CSV and writes ``manifest.json`` listing each file with the parameters
-that made it.
+``explorer-export --out DIR [--preset lecture] [--seed N] [--lang en|zh]`` (also ``python -m explorer.export``)
+renders every lecture figure as PNG + SVG + CSV and writes ``manifest.json`` listing each file with the
+parameters that made it. The figures are the pages' own (``explorer.figures.registry``) at each page's defaults.
 
 Plotly figures become PNG/SVG through kaleido, which drives a local Chrome/Chromium (``BROWSER_PATH``,
-or one found on PATH). Altair charts go through vl-convert, which needs no browser. HTML embeds the
-plotting library, so the file opens offline.
+or one found on PATH). HTML embeds plotly.js, so the file opens offline.
 """
 
 from __future__ import annotations
@@ -48,13 +47,9 @@ def _find_browser(path: str | None, _search_path: str) -> str | None:   # cached
     return None
 
 
-def _is_altair(fig) -> bool:
-    return type(fig).__module__.startswith("altair")
-
-
 def image_formats_available(fig) -> bool:
-    """Whether PNG/SVG can be made for this figure here (always for altair; plotly needs a browser)."""
-    return _is_altair(fig) or find_browser() is not None
+    """Whether PNG/SVG can be made for this figure here (kaleido needs a browser)."""
+    return find_browser() is not None
 
 
 def to_bytes(fig, fmt: str, scale: float = 2.0) -> bytes:
@@ -62,15 +57,6 @@ def to_bytes(fig, fmt: str, scale: float = 2.0) -> bytes:
     one_of(fmt, FORMATS, "format")
     if fmt == "csv":
         return figure_csv(fig).encode("utf-8")
-    if _is_altair(fig):
-        import vl_convert as vlc
-
-        spec = fig.to_json()
-        if fmt == "png":
-            return vlc.vegalite_to_png(spec, scale=scale)
-        if fmt == "svg":
-            return vlc.vegalite_to_svg(spec).encode("utf-8")
-        return vlc.vegalite_to_html(spec, bundle=True).encode("utf-8")
     if fmt == "html":
         return fig.to_html(include_plotlyjs=True, full_html=True).encode("utf-8")
     browser = find_browser()
@@ -90,11 +76,6 @@ def figure_csv(fig) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["trace", "kind", "x", "y", "z"])
-    if _is_altair(fig):
-        for name, rows in (fig.to_dict().get("datasets") or {}).items():
-            for r in rows:
-                writer.writerow([name, "altair", r.get("x"), r.get("y"), r.get("z", "")])
-        return out.getvalue()
     for i, trace in enumerate(fig.data):
         name = trace.name or f"trace {i}"
         if trace.type == "heatmap":

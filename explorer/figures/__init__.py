@@ -1,1 +1,1 @@
-"""Pure figure builders: data in, plotly (or altair) figure out. No streamlit here."""
+"""Pure figure builders: data in, plotly figure out. No streamlit here. ``registry`` names the lesson figures."""

@@ -115,16 +115,6 @@ def test_png_and_svg_exports_are_valid_files():
     assert root.tag.endswith("svg")
 
 
-def test_altair_charts_export_through_vl_convert():
-    import altair as alt
-    import pandas as pd
-
-    chart = alt.Chart(pd.DataFrame({"x": [1, 2, 3], "y": [3, 1, 2]})).mark_line().encode(x="x", y="y")
-    assert to_bytes(chart, "png")[:8] == b"\x89PNG\r\n\x1a\n"
-    assert ET.fromstring(to_bytes(chart, "svg")).tag.endswith("svg")
-    assert 'src="http' not in to_bytes(chart, "html").decode()
-
-
 def test_unknown_format_is_refused():
     with pytest.raises(ValueError, match="format must be one of"):
         to_bytes(sample_figures()[0], "pdf")

@@ -50,3 +50,16 @@ def test_unpacked_wheel_imports_and_runs_outside_the_checkout(wheel, tmp_path):
     where, has_csv, title, estimate = res.stdout.split("\n")[:4]
     assert where.startswith(str(site))
     assert has_csv == "True" and title == "核回归" and float(estimate) == 1.0
+
+
+def test_wheel_requires_exactly_the_pinned_requirements(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
+    required = {line.split(":", 1)[1].strip() for line in metadata.splitlines() if line.startswith("Requires-Dist:")}
+    runtime = {line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
+               if line.strip() and not line.startswith("#")}
+    test_extra = {line.strip() for line in (ROOT / "requirements-dev.txt").read_text().splitlines()
+                  if line.strip() and not line.startswith("#")}
+    assert {r for r in required if "extra ==" not in r} == runtime
+    assert {r.split(";")[0].strip() for r in required if 'extra == "test"' in r} == test_extra
+    assert "torch==2.13.0" in runtime
