@@ -1,10 +1,10 @@
 """UI text in English and 中文, one catalog per page: ``explorer/text/<page>.toml``.
 
 Each entry holds the English (``en``), the 中文 (``zh``) and ``zh_from``, a digest of the English the
-translation was made from, so a changed English sentence shows up as a stale translation
-(``stale_translations``; a test fails on it). ``t(key, lang, **values)`` looks a key up and fills its
-``{placeholders}``; ``Message`` carries a key from the compute package to the page that shows it. Formulas
-stay LaTeX in the pages.
+translation was made from (another language ``xx`` adds ``xx``, ``xx_from`` and a name in ``LANGUAGES``),
+so a changed English sentence shows up as a stale translation (``stale_translations``; a test fails on
+it). ``t(key, lang, **values)`` looks a key up and fills its ``{placeholders}``; ``Message`` carries a key
+from the compute package to the page that shows it. Formulas stay LaTeX in the pages.
 
 >>> t("kernel.gaussian", "zh")
 '高斯核'
@@ -43,9 +43,10 @@ def load_catalogs(folder: Path = CATALOG_DIR) -> dict[str, dict[str, dict[str, s
 
 
 def stale_translations(catalogs: dict[str, dict[str, dict[str, str]]]) -> list[tuple[str, str, str]]:
-    """(catalog, key, digest of the current English) for every entry whose 中文 was made from other English."""
+    """(catalog, key, digest of the current English) for every entry with a translation made from other
+    English: a language ``xx`` records the English it was made from as ``xx_from``."""
     return [(page, key, digest(e["en"])) for page, entries in catalogs.items() for key, e in entries.items()
-            if e.get("zh_from") != digest(e["en"])]
+            if any(e.get(f"{lang}_from") != digest(e["en"]) for lang in LANGUAGES if lang != "en")]
 
 
 CATALOGS = load_catalogs()

@@ -23,6 +23,7 @@ from typing import Any
 
 import streamlit as st
 
+from .._checks import one_of
 from .state import init_state, keep_shared_state, tr
 
 WIDGETS = ("slider", "select_slider", "select", "multiselect", "toggle", "checkbox", "number")
@@ -45,8 +46,7 @@ class Control:
     on_change: Callable[[], None] | None = None
 
     def __post_init__(self):
-        if self.widget not in WIDGETS:
-            raise ValueError(f"widget must be one of {', '.join(WIDGETS)}; got {self.widget!r}.")
+        one_of(self.widget, WIDGETS, "widget")
 
     # ------------------------------------------------------------------ values
     def default_value(self) -> Any:

@@ -35,6 +35,25 @@ def test_profiles_match_closed_forms(name):
                                    REFERENCE[name](u), atol=1e-12)
 
 
+@pytest.mark.parametrize("name", [k for k in KERNELS if KERNELS[k].poly])
+def test_polynomial_capability_matches_the_profile(name):
+    """``poly`` (read by the fast sums) is the kernel itself: c0 + c1 d + c2 d² on each side of the query."""
+    left, right, closed = KERNELS[name].poly
+    d = np.linspace(0, 0.999, 50)
+    for coef, side in ((left, d), (right, -d)):
+        np.testing.assert_allclose(coef[0] + coef[1] * side + coef[2] * side ** 2, REFERENCE[name](side), atol=1e-12)
+    assert closed == bool(REFERENCE[name](np.array([1.0]))[0] > 0)
+
+
+def test_dot_product_capability_means_a_quadratic_log_profile():
+    """``dot_product`` kernels have log K(u) = -u²/2 · c, so log K((x - x_i)/h) splits into x·x_i and terms
+    of one variable alone (the rank-2 rewrite); the others do not."""
+    u = torch.linspace(-3, 3, 61, dtype=torch.float64)
+    for name, k in KERNELS.items():
+        quadratic = k.log_profile is not None and torch.allclose(k.log_profile(u), k.log_profile(torch.ones(1)) * u * u)
+        assert k.dot_product == bool(quadratic and float(k.log_profile(torch.ones(1))) < 0), name
+
+
 def test_epanechnikov_is_not_the_triangular_kernel():
     u = torch.tensor([0.5])
     assert float(get_kernel("epanechnikov")(u)) == pytest.approx(0.75)
