@@ -57,8 +57,8 @@ with lesson_page("kernel_regression", C.ALL):
 
     st.subheader(tr("kr.loo_header"))
     st.markdown(tr("kr.loo_text"))
-    loo = cache.lesson_data("loo_cv", data=data, kernels=kernels, same_width=same_width, current=h)
-    show_lesson("loo_cv", loo, key="loo")
+    loo = cache.lesson_data("loo_cv", data=data, kernels=kernels, same_width=same_width)
+    show_lesson("loo_cv", loo, key="loo", current=h)
     c1, c2 = st.columns(2)
     with c1:
         st.metric(tr("kr.optimum"), f"{loo['optimum']:.3g}")

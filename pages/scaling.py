@@ -20,14 +20,14 @@ with lesson_page("scaling", C.ALL):
     d, n, seed = C.D.draw(c1), C.N.draw(c2), C.SEED.draw(c3)
 
     try:
-        tables = cache.lesson_data("logit_std", n=n, seed=seed, d=d)
+        tables = cache.lesson_data("logit_std", n=n, seed=seed)
     except ValueError as err:
         st.error(say(err))
         st.stop()
     un, sc = tables["unscaled"], tables["scaled"]
     st.metric(tr("sc.metric", d=d), f"{un.set_index('d').loc[d, 'logit_std']:.2f}",
               help=tr("sc.metric_help", value=f"{math.sqrt(d):.2f}"))
-    show_lesson("logit_std", tables, key="std")
+    show_lesson("logit_std", tables, key="std", d=d)
 
     ds = un["d"].to_numpy()
     unscaled, scaled = tr("sc.unscaled"), tr("sc.scaled")

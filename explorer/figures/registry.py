@@ -14,7 +14,6 @@ dict into a plotly figure in a language.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -37,18 +36,21 @@ class LessonFigure:
     page: str                                    # the page that shows it
     compute: Callable[..., dict]                 # parameters -> data
     draw: Callable[[dict, str], Any]             # (data, language) -> figure
+    marks: tuple[str, ...] = ()                  # parameters only the drawing reads (a marker at the current
+                                                 # value): they change the picture, not the data
 
     def figure(self, lang: str = "en", **parameters):
-        return self.draw(self.compute(**parameters), lang)
+        marks = {k: parameters.pop(k) for k in self.marks if k in parameters}
+        return self.draw({**self.compute(**parameters), **marks}, lang)
 
 
 FIGURES: dict[str, LessonFigure] = {}
 
 
-def lesson_figure(name: str, page: str, compute: Callable[..., dict]):
+def lesson_figure(name: str, page: str, compute: Callable[..., dict], marks: tuple[str, ...] = ()):
     """Register ``draw`` (the decorated function) with its ``compute`` as the figure ``name``."""
     def register(draw: Callable[[dict, str], Any]):
-        FIGURES[name] = LessonFigure(name, page, compute, draw)
+        FIGURES[name] = LessonFigure(name, page, compute, draw, marks)
         return draw
     return register
 
@@ -95,7 +97,7 @@ def _draw_fit(d: dict, lang: str):
                            title=t("kr.fit_title", lang, dataset=dataset_label(d["dataset"], lang)), lang=lang)
 
 
-def _loo(data: Mapping, kernels: tuple[str, ...], same_width: bool, current: float) -> dict:
+def _loo(data: Mapping, kernels: tuple[str, ...], same_width: bool) -> dict:
     """Leave-one-out MSE against h for each kernel; with equal width, each drawn at the first kernel's h."""
     from ..kernels import equivalent_bandwidth
     from ..regression import loo_cv_scores, select_bandwidth, silverman_bandwidth
@@ -103,13 +105,13 @@ def _loo(data: Mapping, kernels: tuple[str, ...], same_width: bool, current: flo
     scores = {k: loo_cv_scores(data["x"], data["y"], k, LOO_BANDWIDTHS).numpy() for k in kernels}
     x_of = {k: LOO_BANDWIDTHS / (equivalent_bandwidth(1.0, k, reference=kernels[0]) if same_width else 1)
             for k in kernels}
-    return {"bandwidths": LOO_BANDWIDTHS, "scores": scores, "x_of": x_of, "current": current,
+    return {"bandwidths": LOO_BANDWIDTHS, "scores": scores, "x_of": x_of,
             "shift": same_width and len(kernels) > 1,
             "optimum": select_bandwidth(data["x"], data["y"], kernels[0]),
             "silverman": silverman_bandwidth(data["x"], kernels[0])}
 
 
-@lesson_figure("loo_cv", "kernel_regression", _loo)
+@lesson_figure("loo_cv", "kernel_regression", _loo, marks=("current",))
 def _draw_loo(d: dict, lang: str):
     name = {k: t(f"kernel.{k}", lang) for k in d["scores"]}
     return rfig.loo_cv_figure(d["bandwidths"], {name[k]: s for k, s in d["scores"].items()}, current=d["current"],
@@ -204,20 +206,15 @@ def _draw_masking(ex: dict, lang: str):
 D_RANGE = tuple(2 ** i for i in range(11))
 
 
-@functools.lru_cache(maxsize=16)                 # the tables do not depend on the d that is marked
-def _scaling_tables(n: int, seed: int) -> dict:
+def _scaling(n: int, seed: int) -> dict:
     from .. import scaling
 
-    return {"unscaled": scaling.logit_stats(list(D_RANGE), n, scaled=False, seed=seed),
+    return {"n": n, "unscaled": scaling.logit_stats(list(D_RANGE), n, scaled=False, seed=seed),
             "scaled": scaling.logit_stats(list(D_RANGE), n, scaled=True, seed=seed),
             "regime": scaling.regime_vs_scale(np.logspace(-1, 2, 61), n, seed)}
 
 
-def _scaling(n: int, seed: int, d: int) -> dict:
-    return {"d": d, "n": n, **_scaling_tables(n, seed)}
-
-
-@lesson_figure("logit_std", "scaling", _scaling)
+@lesson_figure("logit_std", "scaling", _scaling, marks=("d",))
 def _draw_std(r: dict, lang: str):
     ds, d = r["unscaled"]["d"].to_numpy(), r["d"]
     unscaled, scaled = t("fig.unscaled", lang), t("fig.scaled", lang)

@@ -18,11 +18,12 @@ def show(fig, key: str) -> None:
     export_control(fig, key)
 
 
-def show_lesson(name: str, data: dict, key: str | None = None) -> None:
-    """Draw the lesson figure ``name`` from its data (``cache.lesson_data``): the figure the export makes."""
+def show_lesson(name: str, data: dict, key: str | None = None, **marks) -> None:
+    """Draw the lesson figure ``name`` from its data (``cache.lesson_data``) and its marks (the current
+    value a figure points at): the figure the export makes with the same parameters."""
     from ..figures.registry import FIGURES
 
-    show(FIGURES[name].draw(data, lang()), key=key or name)
+    show(FIGURES[name].draw({**data, **marks}, lang()), key=key or name)
 
 
 def export_control(fig, name: str) -> None:
