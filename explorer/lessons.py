@@ -78,7 +78,7 @@ def parametric_summary(fit: dict, data: dict) -> dict:
     """What the parametric-layer text quotes: for the three shown queries, how far each one's largest
     weight lies from it (the largest such distance, and that query with where its top weight sits), and
     the learned and NW fits' errors against the true function."""
-    x, grid = np.asarray(fit["x"]), np.asarray(data["x_grid"])
+    x, grid = np.asarray(fit["x_used"]), np.asarray(data["x_grid"])       # the keys the weights are over
     picks = param_picks(len(grid))
     tops = [float(x[int(np.argmax(fit["weights"][i]))]) for i in picks]
     dists = [abs(top - float(grid[i])) for top, i in zip(tops, picks, strict=True)]

@@ -2,53 +2,17 @@
 
 import math
 
-import numpy as np
 import streamlit as st
 
 from explorer import lessons
-from explorer.figures.common import heatmap, heatmap_grid, lines
-from explorer.figures.regression import fit_figure
-from explorer.i18n import t
+from explorer.figures.common import heatmap, lines
 from explorer.ui import cache
 from explorer.ui.control import lesson_page
 from explorer.ui.controls import dataset_controls
 from explorer.ui.figure import show, show_lesson
 from explorer.ui.layout import explanation
 from explorer.ui.page_controls import SoftmaxKernel as C
-from explorer.ui.state import lang, say, tr
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def learned_figures(name: str, n: int, noise: float, seed: int, lang: str):
-    """Both figures of this section; built once per dataset and language (figures are never modified)."""
-    lb = cache.learned_bandwidth(name, n, noise, seed)
-    loo, no_loo = lb["loo"], lb["no_loo"]
-    series = {t("sk.loo", lang): loo["h"], t("sk.sees_itself", lang): no_loo["h"]}
-    fig_h = lines(loo["step"], series, t("sk.h_gd_title", lang), t("sk.adam_step", lang), t("sk.h_axis", lang),
-                  log_y=True, hlines=[(lb["optimum"], t("sk.grid_optimum", lang, h=f"{lb['optimum']:.3g}"))],
-                  height=360)
-    series = {t("sk.loo", lang): loo["loss"], t("sk.sees_itself", lang): no_loo["loss"]}
-    fig_loss = lines(loo["step"], series, t("sk.train_loss", lang), t("sk.adam_step", lang), t("sk.mse_axis", lang),
-                     log_y=True, height=360)
-    return lb, fig_h, fig_loss
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def parametric_figures(name: str, n: int, noise: float, seed: int, hidden: int, nw_form: bool, lang: str):
-    pf = cache.parametric_fit(name, n, noise, seed, hidden, nw_form)
-    data = cache.dataset(name, n, noise, seed)
-    picks = lessons.param_picks(len(data["x_grid"]))
-    rows = heatmap_grid([pf["weights"][picks], pf["gauss_weights"][picks]],
-                        [t("sk.learned_layer", lang), t("sk.gauss_h", lang, h=f"{pf['h_opt']:.3g}")],
-                        np.round(pf["x"], 2), [f"x = {data['x_grid'][i]:.2f}" for i in picks],
-                        t("sk.rows_title", lang), t("ah.key_short", lang), t("sk.query", lang), cols=2, height=300,
-                        colorbar_title=t("fig.weight", lang))
-    fits = fit_figure(data["x"], data["y"], data["x_grid"], data["true"],
-                      {t("sk.learned_layer", lang): pf["pred"],
-                       t("sk.nw_gauss", lang, h=f"{pf['h_opt']:.3g}"): pf["nw_pred"]},
-                      title=t("sk.fits", lang), lang=lang)
-    return rows, fits
-
+from explorer.ui.state import say, tr
 
 with lesson_page("softmax_kernel", C.ALL):
     st.markdown(tr("sk.question"))
@@ -124,14 +88,15 @@ with lesson_page("softmax_kernel", C.ALL):
     st.subheader(tr("sk.learned"))
 
 
+    data = cache.dataset(*ds)
     with st.spinner(tr("spin.learn")):
-        lb, fig_h, fig_loss = learned_figures(*ds, lang())
+        lb = cache.lesson_data("learned_h", data=data)
     loo, no_loo = lb["loo"], lb["no_loo"]
     left, right = st.columns(2)
     with left:
-        show(fig_h, key="learned_h")
+        show_lesson("learned_h", lb)
     with right:
-        show(fig_loss, key="learned_loss")
+        show_lesson("learned_loss", lb)
     st.markdown(tr("sk.learned_text", h_loo=f"{loo['h'].iloc[-1]:.3g}", h_opt=f"{lb['optimum']:.3g}",
                    h_self=f"{no_loo['h'].iloc[-1]:.2g}", n=lb["n_used"]))
 
@@ -139,11 +104,10 @@ with lesson_page("softmax_kernel", C.ALL):
     c1, c2 = st.columns(2)
     nw_form, hidden = C.NW_FORM.draw(c1), C.HIDDEN.draw(c2)
     with st.spinner(tr("spin.param")):
-        fig_rows, fig_fits = parametric_figures(*ds, hidden, nw_form, lang())
-    show(fig_rows, key="param_rows")
-    show(fig_fits, key="param_fit")
-    pf = cache.parametric_fit(*ds, hidden, nw_form)
-    summary = lessons.parametric_summary(pf, cache.dataset(*ds))
+        pf = cache.lesson_data("param_rows", data=data, hidden=hidden, nw_form=nw_form, seed=ds[3])
+    show_lesson("param_rows", pf)
+    show_lesson("param_fit", pf, key="param_fit")
+    summary = lessons.parametric_summary(pf, data)
     st.markdown(tr("sk.param_text_nw" if nw_form else "sk.param_text_free", dist=f"{summary['max_top_distance']:.2f}",
                    mse=f"{summary['mse']:.4f}", nw_mse=f"{summary['nw_mse']:.4f}", x=f"{summary['far_query']:.2f}",
                    x_top=f"{summary['far_top']:.2f}"))

@@ -45,12 +45,14 @@ class LessonFigure:
 
 
 FIGURES: dict[str, LessonFigure] = {}
+COMPUTES: dict[str, Callable[..., dict]] = {}     # compute function by name: figures may share one
 
 
 def lesson_figure(name: str, page: str, compute: Callable[..., dict], marks: tuple[str, ...] = ()):
     """Register ``draw`` (the decorated function) with its ``compute`` as the figure ``name``."""
     def register(draw: Callable[[dict, str], Any]):
         FIGURES[name] = LessonFigure(name, page, compute, draw, marks)
+        COMPUTES[compute.__qualname__] = compute
         return draw
     return register
 
@@ -180,6 +182,79 @@ def _draw_bridge(r: dict, lang: str):
                                                         t("sk.gauss_title", lang, sigma=f"{np.sqrt(tau):.3g}")],
                                None, None, t("sk.side_title", lang), t("sk.key_j", lang), t("sk.query_i", lang),
                                cols=2, height=380, colorbar_title=t("fig.weight", lang))
+
+
+LEARN_MAX_POINTS = 300          # gradient descent on h and the attention layer see at most this many points
+
+
+def _subsample(x: np.ndarray, y: np.ndarray):
+    if len(x) <= LEARN_MAX_POINTS:
+        return x, y
+    idx = np.linspace(0, len(x) - 1, LEARN_MAX_POINTS).round().astype(int)
+    return x[idx], y[idx]
+
+
+def _learned(data: Mapping) -> dict:
+    """The bandwidth learned by gradient descent on the NW loss, with and without leave-one-out."""
+    from ..learned import learn_bandwidth
+    from ..regression import select_bandwidth
+
+    x, y = _subsample(data["x"], data["y"])
+    return {"n_used": len(x), "loo": learn_bandwidth(x, y, leave_one_out=True),
+            "no_loo": learn_bandwidth(x, y, leave_one_out=False), "optimum": select_bandwidth(x, y, "gaussian")}
+
+
+@lesson_figure("learned_h", "softmax_kernel", _learned)
+def _draw_learned_h(lb: dict, lang: str):
+    loo, no_loo = lb["loo"], lb["no_loo"]
+    return common.lines(loo["step"], {t("sk.loo", lang): loo["h"], t("sk.sees_itself", lang): no_loo["h"]},
+                        t("sk.h_gd_title", lang), t("sk.adam_step", lang), t("sk.h_axis", lang), log_y=True,
+                        hlines=[(lb["optimum"], t("sk.grid_optimum", lang, h=f"{lb['optimum']:.3g}"))], height=360)
+
+
+@lesson_figure("learned_loss", "softmax_kernel", _learned)
+def _draw_learned_loss(lb: dict, lang: str):
+    loo, no_loo = lb["loo"], lb["no_loo"]
+    return common.lines(loo["step"], {t("sk.loo", lang): loo["loss"], t("sk.sees_itself", lang): no_loo["loss"]},
+                        t("sk.train_loss", lang), t("sk.adam_step", lang), t("sk.mse_axis", lang), log_y=True,
+                        height=360)
+
+
+def _parametric(data: Mapping, hidden: int, nw_form: bool, seed: int) -> dict:
+    """A trained attention layer (q, k of ``hidden`` units) against NW with the LOO-optimal Gaussian h."""
+    import torch
+
+    from ..learned import fit_parametric_attention
+    from ..lessons import param_picks
+    from ..regression import nadaraya_watson, nw_weights, select_bandwidth
+
+    x, y = _subsample(data["x"], data["y"])
+    model, losses = fit_parametric_attention(x, y, hidden=hidden, seed=seed, nw_form=nw_form)
+    xt, yt, grid = torch.as_tensor(x), torch.as_tensor(y), torch.as_tensor(data["x_grid"])
+    with torch.no_grad():
+        pred, w = model(grid, xt, yt)
+    h_opt = select_bandwidth(x, y, "gaussian")
+    return {**data, "x_used": x, "losses": losses, "pred": pred.numpy(), "weights": w.numpy(), "h_opt": h_opt,
+            "gauss_weights": nw_weights(grid, xt, "gaussian", h_opt).numpy(), "picks": param_picks(len(grid)),
+            "nw_pred": nadaraya_watson(grid, xt, yt, "gaussian", h_opt).numpy()}
+
+
+@lesson_figure("param_rows", "softmax_kernel", _parametric)
+def _draw_param_rows(pf: dict, lang: str):
+    picks = pf["picks"]
+    return common.heatmap_grid([pf["weights"][picks], pf["gauss_weights"][picks]],
+                               [t("sk.learned_layer", lang), t("sk.gauss_h", lang, h=f"{pf['h_opt']:.3g}")],
+                               np.round(pf["x_used"], 2), [f"x = {pf['x_grid'][i]:.2f}" for i in picks],
+                               t("sk.rows_title", lang), t("ah.key_short", lang), t("sk.query", lang), cols=2,
+                               height=300, colorbar_title=t("fig.weight", lang))
+
+
+@lesson_figure("param_fit", "softmax_kernel", _parametric)
+def _draw_param_fit(pf: dict, lang: str):
+    return rfig.fit_figure(pf["x"], pf["y"], pf["x_grid"], pf["true"],
+                           {t("sk.learned_layer", lang): pf["pred"],
+                            t("sk.nw_gauss", lang, h=f"{pf['h_opt']:.3g}"): pf["nw_pred"]},
+                           title=t("sk.fits", lang), lang=lang)
 
 
 # --------------------------------------------------------------------------- Masking

@@ -11,7 +11,7 @@ import numpy as np
 import streamlit as st
 import torch
 
-from .. import attention, learned, regression, scaling
+from .. import attention, regression, scaling
 from .. import bridge as bridge_lib
 from ..data import dataset_arrays
 from ..device import get_device
@@ -19,12 +19,19 @@ from ..device import get_device
 LOO_BANDWIDTHS = np.logspace(-2, np.log10(20), 41)
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
 def lesson_data(name: str, **parameters) -> dict:
-    """The data of the lesson figure ``name`` (``explorer.figures.registry``) at ``parameters``."""
+    """The data of the lesson figure ``name`` (``explorer.figures.registry``) at ``parameters``, cached per
+    compute function: figures that share one (the two learned-bandwidth plots) compute it once."""
     from ..figures.registry import FIGURES
 
-    return FIGURES[name].compute(**parameters)
+    return _computed(FIGURES[name].compute.__qualname__, **parameters)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def _computed(compute: str, **parameters) -> dict:
+    from ..figures.registry import COMPUTES
+
+    return COMPUTES[compute](**parameters)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -91,41 +98,6 @@ def topk_weights(d: int, n_keys: int, spread: float, tau: float, seed: int, k_to
 def nw_entropy(name: str, n: int, noise: float, seed: int, kernel: str) -> Any:
     x, _, grid = _tensors(name, n, noise, seed)
     return bridge_lib.nw_entropy_sweep(grid[::4], x, kernel, bridge_lib.log_grid(0.01, 20, 41))
-
-
-LEARN_MAX_POINTS = 300
-
-
-def _subsample(x: np.ndarray, y: np.ndarray):
-    if len(x) <= LEARN_MAX_POINTS:
-        return x, y
-    idx = np.linspace(0, len(x) - 1, LEARN_MAX_POINTS).round().astype(int)
-    return x[idx], y[idx]
-
-
-@st.cache_data(max_entries=32, show_spinner=False)   # pages show spin.learn
-def learned_bandwidth(name: str, n: int, noise: float, seed: int) -> dict:
-    d = dataset(name, n, noise, seed)
-    x, y = _subsample(d["x"], d["y"])
-    return {"n_used": len(x),
-            "loo": learned.learn_bandwidth(x, y, leave_one_out=True),
-            "no_loo": learned.learn_bandwidth(x, y, leave_one_out=False),
-            "optimum": regression.select_bandwidth(x, y, "gaussian")}
-
-
-@st.cache_data(max_entries=32, show_spinner=False)   # pages show spin.param
-def parametric_fit(name: str, n: int, noise: float, seed: int, hidden: int, nw_form: bool = True) -> dict:
-    d = dataset(name, n, noise, seed)
-    x, y = _subsample(d["x"], d["y"])
-    model, losses = learned.fit_parametric_attention(x, y, hidden=hidden, seed=seed, nw_form=nw_form)
-    xt, yt = torch.as_tensor(x), torch.as_tensor(y)
-    grid = torch.as_tensor(d["x_grid"])
-    with torch.no_grad():
-        pred, w = model(grid, xt, yt)
-    h_opt = regression.select_bandwidth(x, y, "gaussian")
-    return {"x": x, "losses": losses, "pred": pred.numpy(), "weights": w.numpy(),
-            "gauss_weights": regression.nw_weights(grid, xt, "gaussian", h_opt).numpy(),
-            "nw_pred": regression.nadaraya_watson(grid, xt, yt, "gaussian", h_opt).numpy(), "h_opt": h_opt}
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

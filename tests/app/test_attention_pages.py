@@ -49,3 +49,15 @@ def test_softmax_kernel_page_shows_the_identity_and_its_failure():
     at.toggle(key="sk.tau_sqrt_d").set_value(False).run()
     at.select_slider(key="sk.tau").set_value(TEMPERATURES[10]).run()
     assert_clean(at)
+
+
+def test_softmax_kernel_page_with_more_points_than_the_learned_layers_see():
+    """Above 300 points the learned bandwidth and the attention layer train on a subsample; the page's text
+    reads the layer's weights over those keys."""
+    from tests.app.helpers import assert_clean, page
+
+    at = page("softmax_kernel", timeout=180)
+    at.session_state["data.n"] = 1000
+    at.run()
+    assert_clean(at)
+    assert any("300" in m.value for m in at.markdown)
