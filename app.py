@@ -19,6 +19,7 @@ PAGES = {
         st.Page("pages/softmax_kernel.py", title=tr("page.softmax_kernel"), icon=":material/functions:"),
         st.Page("pages/masking.py", title=tr("page.masking"), icon=":material/visibility_off:"),
         st.Page("pages/scaling.py", title=tr("page.scaling"), icon=":material/straighten:"),
+        st.Page("pages/efficient_attention.py", title=tr("page.efficient_attention"), icon=":material/speed:"),
     ],
     tr("nav.transformers"): [
         st.Page("pages/live_training.py", title=tr("page.live_training"), icon=":material/model_training:"),

@@ -184,6 +184,7 @@ PAGE_MOVES = {
     "masking": ("slider", "mask.length"),
     "scaling": ("select_slider", "scale.d"),
     "live_training": ("select_slider", "train.lr"),
+    "efficient_attention": ("select_slider", "ef.m"),
 }
 
 
@@ -315,6 +316,29 @@ def _cold_start(browser, app: Path) -> tuple[float, float]:
         page.close()
 
 
+def bench_efficient():
+    """Linear attention (elu+1) against exact softmax attention (torch's fused SDPA) at N = 16k, d = 64, and the
+    shortest length from which linear attention is faster at every longer length measured."""
+    from torch.nn.functional import scaled_dot_product_attention as sdpa
+
+    from explorer import lessons
+    from explorer.efficient import linear_attention
+
+    g = torch.Generator().manual_seed(0)
+    lengths = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]
+    exact, linear = [], []
+    for n in lengths:
+        q, k, v = (torch.randn(1, n, 64, generator=g) for _ in range(3))
+        repeats = 20 if n <= 1024 else 3
+        exact.append(best_of(lambda q=q, k=k, v=v: sdpa(q, k, v), repeats))
+        linear.append(best_of(lambda q=q, k=k, v=v: linear_attention(q, k, v), repeats))
+    cross = lessons.crossover(lengths, exact, linear)
+    ratio = exact[-1] / linear[-1]
+    row("linear attention (elu+1) vs exact softmax attention (torch SDPA), N = 16k, d = 64, float32",
+        f"{exact[-1] * 1e3:.0f} ms / {linear[-1] * 1e3:.1f} ms = {ratio:.0f}x; linear faster from N = "
+        f"{int(cross) if cross else 'never'} on (lengths 16 to 16k)", ">= 10x at 16k", ratio >= 10)
+
+
 def bench_cold_start():
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     if not Path(chromium).exists():
@@ -346,7 +370,7 @@ def main():
     start = time.time()
     chosen = [a for a in sys.argv[1:] if not a.startswith("--")]      # e.g. `bench/run.py pages cold`
     for fn in (bench_loop, bench_search, bench_statsmodels, bench_sdpa, bench_fast_large, bench_large, bench_pages,
-               bench_upload, bench_training, bench_cold_start):
+               bench_upload, bench_training, bench_efficient, bench_cold_start):
         if chosen and not any(c in fn.__name__ for c in chosen):
             continue
         print(f"{fn.__name__}…", file=sys.stderr, flush=True)

@@ -120,6 +120,7 @@ def lecture_parameters(seed: int = 0) -> list[tuple[str, str, dict]]:
     from .ui import live
     from .ui.controls import BANDWIDTH, DATASET, KERNEL, NOISE, N, presets
     from .ui.page_controls import AttentionHeatmap as AH
+    from .ui.page_controls import EfficientAttention as EF
     from .ui.page_controls import Masking as MK
     from .ui.page_controls import Scaling as SC
     from .ui.page_controls import SoftmaxKernel as SK
@@ -146,6 +147,15 @@ def lecture_parameters(seed: int = 0) -> list[tuple[str, str, dict]]:
     task = live.TASK.default
     out += [(entry, entry, {"trainer": _Trained(task, seed, TRAINING_STEPS)})
             for entry in ("training_entropy", "training_head_maps")]
+    # Efficient attention (the measured cost is of the machine it runs on: drawn on the page, not exported)
+    h, lo, hi = EF.H.default, float(data["x_grid"][0]), float(data["x_grid"][-1])
+    out += [("efficient_zoo", "efficient_zoo", {"data": data, "h": h, "m": EF.M.default, "kind": EF.KIND.default,
+                                                 "orthogonal": EF.ORTH.default, "seed": seed}),
+            ("efficient_error", "efficient_error", {"data": data, "h": h, "kind": EF.KIND.default, "seed": seed})]
+    online = {"data": data, "h": h, "x0": lo + EF.X0.default * (hi - lo), "block": EF.BLOCK.default,
+              "step": EF.STEP.default}
+    out += [("online_logits", "online_logits", online), ("online_running", "online_running", online),
+            ("rnn_state", "rnn_state", {"length": 12, "d": 4, "seed": seed, "t": EF.T.default})]
     return out
 
 

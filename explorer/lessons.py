@@ -149,3 +149,29 @@ def kv_summary(rows) -> dict:
     first, last = rows[0], rows[-1]
     return {"s0": first[0], "s1": last[0], "growth": f"{last[0] / first[0]:.0f}",
             "cache_ratio": f"{last[1] / first[1]:.1f}", "no_cache_ratio": f"{last[2] / first[2]:.1f}"}
+
+
+def crossover(lengths, dense, linear) -> float | None:
+    """The first length from which linear attention is faster than dense attention at every measured length
+    where both ran (None when it never is)."""
+    lengths, dense, linear = (np.asarray(a, dtype=float) for a in (lengths, dense, linear))
+    both = ~np.isnan(dense)
+    faster = (linear < dense)[both]
+    for i in range(len(faster)):
+        if faster[i:].all():
+            return float(lengths[both][i])
+    return None
+
+
+def cost_summary(cost: dict) -> dict | None:
+    """What the cost text quotes: the crossover and, at the largest length the dense run reached, the times
+    (ms) and intermediates (MiB) of the three implementations; None when linear attention never wins."""
+    n = np.asarray(cost["n"])
+    cross = crossover(n, cost["dense"], cost["linear"])
+    if cross is None:
+        return None
+    at = int(np.flatnonzero(~np.isnan(cost["dense"]))[-1])
+    return {"cross": int(cross), "n_max": int(n[at]), "dense": cost["dense"][at] * 1e3,
+            "linear": cost["linear"][at] * 1e3, "online": cost["online"][at] * 1e3,
+            "ratio": cost["dense"][at] / cost["linear"][at], "online_mb": cost["online_bytes"][at] / 2 ** 20,
+            "dense_mb": cost["dense_bytes"][at] / 2 ** 20}

@@ -26,6 +26,7 @@ from . import masking as mfig
 from . import regression as rfig
 from . import scaling as sfig
 from . import training as tfig
+from .style import NORMAL, PALETTE
 
 LOO_BANDWIDTHS = np.logspace(-2, np.log10(20), 41)
 
@@ -333,3 +334,223 @@ def _draw_entropy(r: dict, lang: str):
 @lesson_figure("training_head_maps", "live_training", _training)
 def _draw_maps(r: dict, lang: str):
     return tfig.attention_maps_figure(r["maps"], lang=lang)
+
+
+# --------------------------------------------------------------------------- Efficient attention
+EMBED_D = 16                          # the 1-D inputs, placed along one axis of R^16 for the random features
+FEATURE_COUNTS = (8, 16, 32, 64, 128, 256, 512, 1024)
+
+
+def _rf_weights(x_query: np.ndarray, x_keys: np.ndarray, h: float, m: int, kind: str, orthogonal: bool,
+                seed: int) -> np.ndarray:
+    """NW weights of the Gaussian kernel estimated with random features: φ(q)·ψ(k_i), rows normalised, where
+    q = x/h, k_i = x_i/h (on one axis of R^16) and ψ(k) = φ(k) exp(-|k|²/2), so that
+    E[φ(q)·ψ(k)] = exp(q·k - |k|²/2) = exp(-(x - x_i)²/(2h²)) times a factor of the query alone."""
+    import torch
+
+    from ..efficient import random_feature_map
+
+    phi = random_feature_map(EMBED_D, m, kind, orthogonal, seed)
+    q = torch.zeros(len(x_query), EMBED_D, dtype=torch.float64)
+    k = torch.zeros(len(x_keys), EMBED_D, dtype=torch.float64)
+    q[:, 0], k[:, 0] = torch.as_tensor(x_query) / h, torch.as_tensor(x_keys) / h
+    a = phi(q) @ (phi(k) * torch.exp(-0.5 * (k * k).sum(-1, keepdim=True))).T        # (M, N) estimates
+    total = a.sum(-1, keepdim=True)
+    return torch.where(total != 0, a / torch.where(total != 0, total, 1.0), torch.nan).numpy()
+
+
+def _zoo(data: Mapping, h: float, m: int, kind: str, orthogonal: bool, seed: int) -> dict:
+    """The exact Gaussian (softmax) NW fit, its random-feature estimate, and linear attention with the fixed
+    map elu+1 of the scalar x/h, on the data's query grid."""
+    import torch
+
+    from ..efficient import linear_attention
+    from ..regression import nw_weights
+
+    grid, x, y = data["x_grid"], data["x"], data["y"]
+    exact_w = nw_weights(grid, x, "gaussian", h).numpy()
+    rf_w = _rf_weights(grid, x, h, m, kind, orthogonal, seed)
+    xs = torch.as_tensor(x)[:, None] / h
+    elu = linear_attention(torch.as_tensor(grid)[:, None] / h, xs, torch.as_tensor(y)[:, None]).numpy()[:, 0]
+    exact, rf = exact_w @ y, rf_w @ y
+    return {**data, "h": h, "m": m, "kind": kind, "exact": exact, "rf": rf, "elu": elu,
+            "weight_error": float(np.nanmean(np.abs(rf_w - exact_w).sum(1))),
+            "fit_error": float(np.sqrt(np.nanmean((rf - exact) ** 2))), "elu_spread": float(elu.max() - elu.min())}
+
+
+@lesson_figure("efficient_zoo", "efficient_attention", _zoo)
+def _draw_zoo(z: dict, lang: str):
+    return rfig.fit_figure(z["x"], z["y"], z["x_grid"], z["true"],
+                           {t("ef.exact", lang, h=f"{z['h']:g}"): z["exact"],
+                            t("ef.rf", lang, m=z["m"], kind=t(f"ef.kind_{z['kind']}", lang)): z["rf"],
+                            t("ef.elu", lang): z["elu"]},
+                           title=t("ef.zoo_title", lang), lang=lang)
+
+
+def _rf_error(data: Mapping, h: float, kind: str, seed: int, draws: int = 6) -> dict:
+    """Mean L1 error of the weight rows and RMS error of the fit against the exact ones, for m from 8 to
+    1,024, iid and orthogonal directions, each averaged over ``draws`` independent maps (every 4th query)."""
+    from ..regression import nw_weights
+
+    grid, x, y = data["x_grid"][::4], data["x"], data["y"]
+    exact_w = nw_weights(grid, x, "gaussian", h).numpy()
+    out = {"m": np.array(FEATURE_COUNTS, dtype=float), "kind": kind}
+    for orthogonal in (False, True):
+        w_err, f_err = [], []
+        for m in FEATURE_COUNTS:
+            ws = [_rf_weights(grid, x, h, m, kind, orthogonal, seed * 1000 + r) for r in range(draws)]
+            w_err.append(np.mean([np.nanmean(np.abs(w - exact_w).sum(1)) for w in ws]))
+            f_err.append(np.mean([np.sqrt(np.nanmean((w @ y - exact_w @ y) ** 2)) for w in ws]))
+        name = "orthogonal" if orthogonal else "iid"
+        out[f"weights_{name}"], out[f"fit_{name}"] = np.array(w_err), np.array(f_err)
+    out["theory"] = out["weights_iid"][-1] * np.sqrt(FEATURE_COUNTS[-1] / out["m"])   # c / sqrt(m), through m = 1024
+    tail = out["m"] >= 64                              # log-log slope of the iid weight error from m = 64 on
+    out["slope"] = float(np.polyfit(np.log(out["m"][tail]), np.log(out["weights_iid"][tail]), 1)[0])
+    return out
+
+
+@lesson_figure("efficient_error", "efficient_attention", _rf_error)
+def _draw_error(e: dict, lang: str):
+    iid, orth, theory = t("ef.w_iid", lang), t("ef.w_orth", lang), t("ef.theory", lang)
+    fit_iid, fit_orth = t("ef.fit_iid", lang), t("ef.fit_orth", lang)
+    return common.lines(e["m"], {iid: e["weights_iid"], orth: e["weights_orthogonal"], fit_iid: e["fit_iid"],
+                                 fit_orth: e["fit_orthogonal"], theory: e["theory"]},
+                        t("ef.error_title", lang), t("ef.m_axis", lang), t("ef.error_axis", lang), log_x=True,
+                        log_y=True, mode="lines+markers", dashes={theory: "dot", fit_iid: "dash", fit_orth: "dash"},
+                        colors={iid: PALETTE[0], fit_iid: PALETTE[0], orth: PALETTE[1], fit_orth: PALETTE[1],
+                                theory: "#222"})
+
+
+def _online_row(data: Mapping, h: float, x0: float, block: int) -> dict:
+    """One NW query row computed block by block with the online softmax (logits -(x0 - x_i)²/(2h²))."""
+    import torch
+
+    from ..efficient import online_softmax
+    from ..regression import nadaraya_watson
+
+    x, y = np.asarray(data["x"]), np.asarray(data["y"])
+    logits = torch.as_tensor(-(x0 - x) ** 2 / (2 * h * h))
+    out, states = online_softmax(logits, torch.as_tensor(y)[:, None], block)
+    return {"x": x, "logits": logits.numpy(), "x0": x0, "h": h, "block": block,
+            "stops": np.array([s["stop"] for s in states]), "max": np.array([float(s["max"]) for s in states]),
+            "rescale": np.array([float(s["rescale"]) for s in states]),
+            "sum": np.array([float(s["sum"]) for s in states]),
+            "estimate": np.array([float(s["acc"][0] / s["sum"]) if s["sum"] > 0 else np.nan for s in states]),
+            "final": float(out[0]), "exact": float(nadaraya_watson([x0], x, y, "gaussian", h)[0])}
+
+
+@lesson_figure("online_logits", "efficient_attention", _online_row, marks=("step",))
+def _draw_online_logits(r: dict, lang: str):
+    from .style import figure, line_trace
+
+    step = min(r.get("step", len(r["stops"])), len(r["stops"]))
+    seen = np.arange(len(r["x"])) < r["stops"][step - 1]
+    traces = [{"type": "scatter", "x": r["x"][~seen], "y": r["logits"][~seen], "mode": "markers",
+               "name": t("ef.unseen", lang), "marker": {"color": "#bbbbbb", "size": 5}},
+              {"type": "scatter", "x": r["x"][seen], "y": r["logits"][seen], "mode": "markers",
+               "name": t("ef.seen", lang, k=step), "marker": {"color": PALETTE[0], "size": 6}},
+              line_trace([r["x"].min(), r["x"].max()], [r["max"][step - 1]] * 2, t("ef.running_max", lang),
+                         PALETTE[1], NORMAL, dash="dash")]
+    return figure(traces, t("ef.online_title", lang, x0=f"{r['x0']:.2f}"), t("ef.key_x", lang),
+                  t("ef.logit_axis", lang), NORMAL, 380)
+
+
+@lesson_figure("online_running", "efficient_attention", _online_row, marks=("step",))
+def _draw_online_running(r: dict, lang: str):
+    blocks = np.arange(1, len(r["stops"]) + 1)
+    step = min(r.get("step", len(blocks)), len(blocks))
+    return common.lines(blocks, {t("ef.partial_estimate", lang): r["estimate"]}, t("ef.running_title", lang),
+                        t("ef.block_axis", lang), t("ef.estimate_axis", lang), mode="lines+markers",
+                        hlines=[(r["exact"], t("ef.exact_estimate", lang, value=f"{r['exact']:.4f}"))],
+                        vlines=[(step, t("ef.step_mark", lang))], height=380)
+
+
+def _rnn(length: int, d: int, seed: int) -> dict:
+    """Causal linear attention (elu+1) on random q, k, v run as an RNN, and the masked parallel form."""
+    import torch
+
+    from ..efficient import linear_attention_masked, linear_attention_states
+
+    g = torch.Generator().manual_seed(seed)
+    q, k, v = (torch.randn(length, d, generator=g, dtype=torch.float64) for _ in range(3))
+    states = linear_attention_states(q, k, v)
+    parallel = linear_attention_masked(q, k, v, torch.ones(length, length, dtype=torch.bool).tril())
+    rnn = torch.stack([s["output"] for s in states])
+    return {"states": np.stack([s["state"].numpy() for s in states]), "rnn": rnn.numpy(),
+            "parallel": parallel.numpy(), "max_diff": float((rnn - parallel).abs().max()), "d": d}
+
+
+@lesson_figure("rnn_state", "efficient_attention", _rnn, marks=("t",))
+def _draw_rnn(r: dict, lang: str):
+    t_ = min(r.get("t", len(r["states"])), len(r["states"]))
+    z = r["states"][t_ - 1]
+    top = float(np.abs(r["states"]).max())               # one symmetric scale for every t, 0 in the middle
+    cells = [f"v{i + 1}" for i in range(z.shape[1])], [f"φ{i + 1}" for i in range(z.shape[0])]   # category labels
+    return common.heatmap(z, *cells, t("ef.state_title", lang, t=t_), t("ef.state_col", lang),
+                          t("ef.state_row", lang), zmin=-top, zmax=top, colorbar_title=t("ef.state_value", lang),
+                          colorscale="RdBu_r", reverse_y=True, height=360)
+
+
+COST_LENGTHS = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
+DENSE_MAX = 8192                # the N × N float32 weights at 16k would take 1 GiB (twice, with the logits)
+
+
+def _cost(d: int, lengths: tuple[int, ...] = COST_LENGTHS, block: int = 1024, seed: int = 0) -> dict:
+    """Time (best of 3) of dense softmax attention (the N × N weights built), the online softmax (key blocks)
+    and linear attention (elu+1), on this machine at float32; and the bytes each one's largest intermediates
+    take, counted from their shapes."""
+    import time
+
+    import torch
+
+    from ..efficient import linear_attention, online_softmax_attention
+
+    def best(fn):
+        out = []
+        for _ in range(3 if n <= 2048 else 1):            # the long runs are long enough to time once
+            t0 = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t0)
+        return min(out)
+
+    rows = {"n": [], "dense": [], "online": [], "linear": [], "dense_bytes": [], "online_bytes": [],
+            "linear_bytes": []}
+    g = torch.Generator().manual_seed(seed)
+    for n in lengths:
+        q, k, v = (torch.randn(n, d, generator=g) for _ in range(3))
+        rows["n"].append(n)
+        rows["dense"].append(best(lambda q=q, k=k, v=v: torch.softmax(q @ k.T / d ** 0.5, -1) @ v)
+                             if n <= DENSE_MAX else np.nan)
+        rows["online"].append(best(lambda q=q, k=k, v=v: online_softmax_attention(q, k, v, block)))
+        rows["linear"].append(best(lambda q=q, k=k, v=v: linear_attention(q, k, v)))
+        rows["dense_bytes"].append(2 * n * n * 4)                       # logits and weights, N × N each
+        rows["online_bytes"].append(2 * n * min(block, n) * 4 + n * (d + 2) * 4)   # one block, running sums
+        rows["linear_bytes"].append(2 * n * d * 4 + d * d * 4)          # φ(Q), φ(K) and the d × d state
+    return {k: np.array(v, dtype=float) for k, v in rows.items()} | {"d": d, "block": block}
+
+
+@lesson_figure("attention_cost", "efficient_attention", _cost)
+def _draw_cost(c: dict, lang: str):
+    from ..lessons import crossover
+
+    n = c["n"]
+    dense, online, linear = t("ef.dense", lang), t("ef.online", lang), t("ef.linear", lang)
+    quad, lin = t("ef.theory_quadratic", lang), t("ef.theory_linear", lang)
+    ok = ~np.isnan(c["dense"])
+    at = np.flatnonzero(ok)[-1]
+    series = {dense: c["dense"] * 1e3, online: c["online"] * 1e3, linear: c["linear"] * 1e3,
+              quad: c["dense"][at] * 1e3 * (n / n[at]) ** 2, lin: c["linear"][-1] * 1e3 * n / n[-1]}
+    cross = crossover(n, c["dense"], c["linear"])
+    return common.lines(n, series, t("ef.cost_title", lang, d=c["d"]), t("ef.n_axis", lang), t("ef.ms_axis", lang),
+                        log_x=True, log_y=True, mode="lines+markers", dashes={quad: "dot", lin: "dot"},
+                        colors={quad: "#777", lin: "#222"},
+                        vlines=[(cross, t("ef.crossover", lang, n=int(cross)))] if cross else [])
+
+
+@lesson_figure("attention_memory", "efficient_attention", _cost)
+def _draw_memory(c: dict, lang: str):
+    mib = 1 / 2 ** 20
+    return common.lines(c["n"], {t("ef.dense", lang): c["dense_bytes"] * mib, t("ef.online", lang):
+                                 c["online_bytes"] * mib, t("ef.linear", lang): c["linear_bytes"] * mib},
+                        t("ef.memory_title", lang), t("ef.n_axis", lang), t("ef.mib_axis", lang), log_x=True,
+                        log_y=True, mode="lines+markers")

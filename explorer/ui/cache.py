@@ -111,3 +111,11 @@ def kv_timing(lengths: tuple[int, ...], seed: int = 0) -> list:
     from ..training.timing import cache_timing
 
     return cache_timing(list(lengths), seed=seed)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)   # the page shows spin.cost; shared by all sessions
+def attention_cost(d: int) -> dict:
+    """The measured cost rows of the Efficient attention page (``registry._cost``), timed once per server."""
+    from ..figures.registry import COMPUTES
+
+    return COMPUTES["_cost"](d)

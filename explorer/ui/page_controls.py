@@ -69,5 +69,20 @@ class Scaling:
     ALL = (D, N, SEED)
 
 
+class EfficientAttention:
+    H = Control("ef.h", "select_slider", 1.0, "ef.h", "ef.h_help",
+                options=(0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0), fmt="g")
+    KIND = Control("ef.kind", "select", "trig", "ef.kind", options=("trig", "positive"), names="ef.kind_")
+    M = Control("ef.m", "select_slider", 64, "ef.m", options=(8, 16, 32, 64, 128, 256, 512, 1024))
+    ORTH = Control("ef.orth", "toggle", False, "ef.orth", "ef.orth_help")
+    SEED = seed_control("ef.seed")
+    X0 = Control("ef.x0", "slider", 0.3, "ef.x0", lo=0.0, hi=1.0, step=0.01)
+    BLOCK = Control("ef.block", "select_slider", 25, "ef.block", options=(10, 25, 50, 100, 250, 500))
+    STEP = Control("ef.step", "slider", 1, "ef.step", lo=1, hi=200)
+    T = Control("ef.rnn_t", "slider", 12, "ef.rnn_t", lo=1, hi=12)
+    ALL = (*SHARED_CONTROLS, H, KIND, M, ORTH, SEED, X0, BLOCK, STEP, T)
+
+
 PAGES = {"kernel_regression": KernelRegression, "attention_heatmap": AttentionHeatmap,
-         "softmax_kernel": SoftmaxKernel, "masking": Masking, "scaling": Scaling}
+         "softmax_kernel": SoftmaxKernel, "masking": Masking, "scaling": Scaling,
+         "efficient_attention": EfficientAttention}

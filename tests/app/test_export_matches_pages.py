@@ -15,7 +15,12 @@ ALL_KERNELS = {"nw.compare": ["boxcar", "constant", "epanechnikov", "triangular"
 ON_PAGE = {"fit_h0.2": ("kernel_regression", "fit"), "loo_cv": ("kernel_regression", "loo"),
            "kernel_shapes": ("kernel_regression", "shapes"), "weights_heatmap": ("attention_heatmap", "heatmap"),
            "sigma_sweep": ("attention_heatmap", "sweep"), "softmax_vs_kernel": ("softmax_kernel", "side_by_side"),
-           "masking": ("masking", "pair"), "logit_std": ("scaling", "std"), "logit_histogram": ("scaling", "hist")}
+           "masking": ("masking", "pair"), "logit_std": ("scaling", "std"), "logit_histogram": ("scaling", "hist"),
+           "efficient_zoo": ("efficient_attention", "efficient_zoo"),
+           "efficient_error": ("efficient_attention", "efficient_error"),
+           "online_logits": ("efficient_attention", "online_logits"),
+           "online_running": ("efficient_attention", "online_running"),
+           "rnn_state": ("efficient_attention", "rnn_state")}
 
 
 @pytest.fixture(scope="module")

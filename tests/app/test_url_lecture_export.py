@@ -30,6 +30,8 @@ LINKS = {
     "scaling": ({"scale.d": "16", "scale.n": "64"}, {"scale.d": 16, "scale.n": 64}),
     "live_training": ({"train.task": "sort", "train.heads": "4", "train.lr": "0.001"},
                       {"train.task": "sort", "train.heads": 4, "train.lr": 0.001}),
+    "efficient_attention": ({"ef.m": "256", "ef.kind": "positive", "ef.block": "50", "ef.step": "3"},
+                            {"ef.m": 256, "ef.kind": "positive", "ef.block": 50, "ef.step": 3}),
 }
 
 
@@ -62,6 +64,7 @@ def test_a_link_restores_the_view_and_the_url_follows_the_controls(name):
     ("masking", {"mask.length": "999", "mask.kind": "diagonal"}),
     ("live_training", {"train.lr": "1e9", "train.heads": "3", "train.mlp": "maybe"}),
     ("scaling", {"scale.d": "nan"}),
+    ("efficient_attention", {"ef.m": "7", "ef.h": "0", "ef.kind": "laplace", "ef.step": "-1"}),
 ])
 def test_bad_link_values_fall_back_to_defaults_with_a_notice(name, bad):
     default = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=120).run()

@@ -24,7 +24,8 @@ def test_lecture_set_in_chinese_writes_every_file_its_manifest_names(tmp_path):
     figures = {f["figure"] for f in manifest["files"]}
     fits = {f"fit_h{h:g}" for h in DATASETS["sine_mix"].presets}        # the default dataset's presets
     assert {"kernel_shapes", *fits, "loo_cv", "weights_heatmap", "sigma_sweep", "softmax_vs_kernel", "masking",
-            "logit_std", "logit_histogram", "training_entropy", "training_head_maps"} == figures
+            "logit_std", "logit_histogram", "training_entropy", "training_head_maps", "efficient_zoo",
+            "efficient_error", "online_logits", "online_running", "rnn_state"} == figures
     for entry in manifest["files"]:
         data = (tmp_path / entry["file"]).read_bytes()
         assert entry["parameters"]
