@@ -27,6 +27,7 @@ from .._checks import one_of
 from .state import init_state, keep_shared_state, tr
 
 WIDGETS = ("slider", "select_slider", "select", "multiselect", "toggle", "checkbox", "number")
+DECLARED: set[str] = set()       # the key of every Control declared in this process (kept across pages)
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class Control:
 
     def __post_init__(self):
         one_of(self.widget, WIDGETS, "widget")
+        DECLARED.add(self.key)
 
     # ------------------------------------------------------------------ values
     def default_value(self) -> Any:

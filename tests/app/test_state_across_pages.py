@@ -1,0 +1,53 @@
+"""Nothing is lost between pages: every control a page declares keeps its value, and Live training its model,
+while the viewer visits every other page and comes back (the app through its router, as a browser runs it)."""
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.ui import live
+from explorer.ui.controls import SHARED_CONTROLS
+from explorer.ui.page_controls import PAGES
+from tests.app.helpers import ROOT, assert_clean
+
+CONTROLS = {**{name: spec.ALL for name, spec in PAGES.items()}, "live_training": live.CONTROLS}
+SHARED = {c.key for c in SHARED_CONTROLS}
+
+
+def other_value(control):
+    """A value the control can hold other than its default."""
+    default = control.default_value() if not callable(control.default) else None
+    if control.widget in ("toggle", "checkbox"):
+        return not default
+    if control.widget == "multiselect":
+        return [control.options[1]]
+    if control.options is not None:
+        return next(o for o in control.options if o != default)
+    return control.lo if default != control.lo else control.hi
+
+
+@pytest.mark.parametrize("name", sorted(CONTROLS))
+def test_a_page_keeps_its_settings_while_every_other_page_is_visited(name):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
+    at.switch_page(f"pages/{name}.py").run()
+    own = [c for c in CONTROLS[name] if c.key not in SHARED]
+    for control in own:
+        at.session_state[control.key] = other_value(control)
+    at.run()
+    assert_clean(at)
+    if name == "live_training":
+        at.button(key="train.step").click().run()
+    shown = {c.key: at.session_state[c.key] for c in own}
+    defaults = {c.key: c.default for c in own if not callable(c.default)}
+    changed = [k for k in defaults if shown[k] != defaults[k]]
+    assert len(changed) >= len(defaults) - 1     # at most one value was clamped back by another's bound
+    steps = at.session_state["train.trainer"].step_count if name == "live_training" else None
+    for other in sorted(CONTROLS):
+        if other != name:
+            at.switch_page(f"pages/{other}.py").run()
+            assert_clean(at)
+    at.switch_page(f"pages/{name}.py").run()
+    assert_clean(at)
+    assert {c.key: at.session_state[c.key] for c in own} == shown
+    if name == "live_training":
+        assert at.session_state["train.trainer"].step_count == steps == 10
+        assert not any("new model" in i.value for i in at.info)
