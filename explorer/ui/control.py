@@ -10,7 +10,8 @@ the widget, puts the default in place, checks a value, and reads and writes the 
         LAYERS.draw()
         ...                                               # ... and published when the page ends
 
-A value from a link that the spec refuses is left out with a one-line notice and the default stays.
+A value from a link that the spec refuses, and a link key that names no control, is left out with a one-line
+notice and the default stays.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class Control:
     fmt: str | None = None                     # or as format(option, fmt), e.g. "g"
     max_selections: int | None = None          # multiselect only
     on_change: Callable[[], None] | None = None
+    not_in_links: dict | None = None           # value -> text key of why a link cannot carry it
 
     def __post_init__(self):
         one_of(self.widget, WIDGETS, "widget")
@@ -164,17 +166,51 @@ def restore(controls: Sequence[Control], page: str) -> None:
     if st.session_state.get(flag):
         return
     st.session_state[flag] = True
-    ignored = []
-    for c in controls:
-        raw = st.query_params.get(c.key)
-        if raw is None:
+    ignored, refusals = [], []
+    by_key = {c.key: c for c in controls}
+    for key, raw in st.query_params.items():
+        c = by_key.get(key)
+        if c is not None and c.not_in_links and raw in c.not_in_links:
+            refusals.append(c.not_in_links[raw])
             continue
         try:
-            st.session_state[c.key] = c.parse(raw)
+            if c is not None:
+                st.session_state[c.key] = c.parse(raw)
+            elif key not in LINK_SETTINGS or raw not in LINK_SETTINGS[key]:
+                raise ValueError(raw)
         except (ValueError, TypeError):
-            ignored.append(f"{c.key}={raw}")
+            ignored.append(f"{key}={raw[:40]}")
     if ignored:
         st.warning(tr("ui.url_ignored", bad=", ".join(ignored)))
+    for text in dict.fromkeys(refusals):
+        st.info(tr(text))
+
+
+# what a link may say besides the page's controls (app-wide settings, read by ``state.keep_shared_state``)
+LINK_SETTINGS = {"lecture": ("1", "true", "yes", "0", "false", "no"), "lang": ("en", "zh")}
+
+
+def _reset(controls: Sequence[Control]) -> None:
+    for c in controls:
+        st.session_state.pop(c.key, None)
+
+
+def _reset_everything() -> None:
+    keep = {k: st.session_state[k] for k in ("ui.lang", "ui.lecture") if k in st.session_state}
+    for key in list(st.session_state):
+        if not key.startswith("url.restored."):         # a link is read once per session, even after a reset
+            del st.session_state[key]
+    st.session_state.update(keep)
+
+
+def reset_controls(name: str, controls: Sequence[Control]) -> None:
+    """The sidebar's "Reset this page" and "Reset everything" buttons."""
+    with st.sidebar:
+        c1, c2 = st.columns(2)
+        c1.button(tr("ui.reset_page"), help=tr("ui.reset_page_help"), on_click=_reset, args=(controls,),
+                  key=f"reset.{name}", width="stretch")
+        c2.button(tr("ui.reset_all"), help=tr("ui.reset_all_help"), on_click=_reset_everything, key="reset.all",
+                  width="stretch")
 
 
 def publish(controls: Sequence[Control]) -> None:
@@ -195,6 +231,7 @@ def lesson_page(name: str, controls: Sequence[Control]) -> Iterator[None]:
     keep_shared_state()
     restore(controls, name)
     init_state({c.key: c.default_value() for c in controls})
+    reset_controls(name, controls)
     st.title(tr(f"page.{name}"))
     try:
         yield

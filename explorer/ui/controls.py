@@ -54,7 +54,7 @@ def _load_dataset_defaults() -> None:
 
 UPLOAD = "upload"
 DATASET = Control("data.name", "select", "sine_mix", "data.dataset", "data.dataset_help", options=(*DATASETS, UPLOAD),
-                  names="dataset.",
+                  names="dataset.", not_in_links={UPLOAD: "ui.url_upload"},
                   on_change=_load_dataset_defaults)
 N = Control("data.n", "slider", 200, "data.n", "data.n_help", lo=10, hi=2000, step=10)
 NOISE = Control("data.noise", "slider", 0.3, "data.noise", "data.noise_help", lo=0.0, hi=2.0, step=0.05)

@@ -217,3 +217,23 @@ def test_a_link_to_a_page_is_the_first_request_of_a_fresh_server(page):
         assert any("Kernel regression" in n for n in nav) and not any(n.strip() == "app" for n in nav), nav
         assert page.locator('[data-testid="stSidebar"]', has_text="Language").count() == 1
         assert "mask.kind=padding" in page.url          # the page published the linked value back, not causal
+
+
+def test_navigating_from_a_link_raises_no_link_notice_on_the_next_page(page, server_url):
+    """A shared link's values belong to its page: moving to another page through the navigation does not
+    report them as unknown there, and the link's own values are applied where they belong."""
+    page.goto(server_url + "/?nw.kernel=laplace&nw.bandwidth=0.5")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    assert page.locator('[data-testid="stAlert"]', has_text="Ignored link values").count() == 0
+    assert "laplace" in page.url
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Masking").click()
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    assert page.locator('[data-testid="stAlert"]', has_text="Ignored link values").count() == 0
+    assert "mask.kind=causal" in page.url and "nw.kernel" not in page.url
+    page.goto(server_url + "/masking?mask.kind=diagonal&h=abc")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    notice = page.locator('[data-testid="stAlert"]', has_text="Ignored link values")
+    assert notice.count() == 1 and "h=abc" in notice.inner_text() and "mask.kind=diagonal" in notice.inner_text()
