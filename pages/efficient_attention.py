@@ -1,8 +1,5 @@
 """Efficient attention: linear attention, random features and the online softmax, seen as kernels."""
 
-import math
-
-import numpy as np
 import streamlit as st
 
 from explorer.figures.registry import DENSE_MAX
@@ -14,11 +11,6 @@ from explorer.ui.figure import show_lesson
 from explorer.ui.layout import explanation
 from explorer.ui.page_controls import EfficientAttention as C
 from explorer.ui.state import say, tr
-
-
-def mib(n_bytes: float) -> str:
-    return f"{n_bytes / 2 ** 20:,.1f} MiB"
-
 
 with lesson_page("efficient_attention", C.ALL):
     st.markdown(tr("ef.question"))
@@ -42,30 +34,29 @@ with lesson_page("efficient_attention", C.ALL):
     with st.spinner(tr("spin.error")):
         err = cache.lesson_data("efficient_error", data=data, h=h, kind=kind, seed=seed)
     show_lesson("efficient_error", err)
-    st.markdown(tr("ef.error_text", slope=f"{err['slope']:.2f}", orth=f"{err['weights_orthogonal'].mean():.3f}",
-                   iid=f"{err['weights_iid'].mean():.3f}"))
+    st.markdown(tr("ef.error_text", slope=f"{err['slope']:.2f}", orth=f"{err['mean_orthogonal']:.3f}",
+                   iid=f"{err['mean_iid']:.3f}"))
     if kind == "positive":
-        st.caption(tr("ef.positive_text", reach=f"{np.abs(data['x']).max() / h:.1f}"))
+        st.caption(tr("ef.positive_text", reach=f"{err['reach']:.1f}"))
 
     st.subheader(tr("ef.online_header"))
     c1, c2, c3 = st.columns(3)
     lo, hi = float(data["x_grid"][0]), float(data["x_grid"][-1])
     x0 = lo + C.X0.draw(c1) * (hi - lo)
     block = C.BLOCK.draw(c2)
-    n = len(data["x"])
-    n_blocks = math.ceil(n / block)
-    step = C.STEP.draw(c3, hi=n_blocks)
     row = cache.lesson_data("online_logits", data=data, h=h, x0=x0, block=block)
+    n_blocks = len(row["stops"])
+    step = C.STEP.draw(c3, hi=n_blocks)
     left, right = st.columns(2)
     with left:
         show_lesson("online_logits", row, step=step)
     with right:
         show_lesson("online_running", row, step=step)
-    n_q = len(data["x_grid"])
     st.markdown(tr("ef.online_text", k=step, total=n_blocks, m=f"{row['max'][step - 1]:.3g}",
                    rescale=f"{row['rescale'][step - 1]:.3g}", sum=f"{row['sum'][step - 1]:.4g}",
                    partial=f"{row['estimate'][step - 1]:.4f}", diff=f"{abs(row['final'] - row['exact']):.1e}",
-                   n_q=n_q, n=n, dense=mib(n_q * n * 8), stream=mib(n_q * (min(block, n) + 3) * 8)))
+                   n_q=row["n_queries"], n=len(row["x"]), dense=f"{row['dense_bytes'] / 2 ** 20:,.1f} MiB",
+                   stream=f"{row['stream_bytes'] / 2 ** 20:,.1f} MiB"))
 
     st.subheader(tr("ef.rnn_header"))
     rnn = cache.lesson_data("rnn_state", length=12, d=4, seed=seed)

@@ -394,7 +394,7 @@ def _rf_error(data: Mapping, h: float, kind: str, seed: int, draws: int = 6) -> 
 
     grid, x, y = data["x_grid"][::4], data["x"], data["y"]
     exact_w = nw_weights(grid, x, "gaussian", h).numpy()
-    out = {"m": np.array(FEATURE_COUNTS, dtype=float), "kind": kind}
+    out = {"m": np.array(FEATURE_COUNTS, dtype=float), "kind": kind, "reach": float(np.abs(x).max() / h)}
     for orthogonal in (False, True):
         w_err, f_err = [], []
         for m in FEATURE_COUNTS:
@@ -406,6 +406,7 @@ def _rf_error(data: Mapping, h: float, kind: str, seed: int, draws: int = 6) -> 
     out["theory"] = out["weights_iid"][-1] * np.sqrt(FEATURE_COUNTS[-1] / out["m"])   # c / sqrt(m), through m = 1024
     tail = out["m"] >= 64                              # log-log slope of the iid weight error from m = 64 on
     out["slope"] = float(np.polyfit(np.log(out["m"][tail]), np.log(out["weights_iid"][tail]), 1)[0])
+    out["mean_iid"], out["mean_orthogonal"] = float(out["weights_iid"].mean()), float(out["weights_orthogonal"].mean())
     return out
 
 
@@ -431,7 +432,9 @@ def _online_row(data: Mapping, h: float, x0: float, block: int) -> dict:
     x, y = np.asarray(data["x"]), np.asarray(data["y"])
     logits = torch.as_tensor(-(x0 - x) ** 2 / (2 * h * h))
     out, states = online_softmax(logits, torch.as_tensor(y)[:, None], block)
-    return {"x": x, "logits": logits.numpy(), "x0": x0, "h": h, "block": block,
+    n_q = len(data["x_grid"])          # what all the grid's queries need: the dense weights vs one block + 3 sums
+    return {"x": x, "logits": logits.numpy(), "x0": x0, "h": h, "block": block, "n_queries": n_q,
+            "dense_bytes": n_q * len(x) * 8, "stream_bytes": n_q * (min(block, len(x)) + 3) * 8,
             "stops": np.array([s["stop"] for s in states]), "max": np.array([float(s["max"]) for s in states]),
             "rescale": np.array([float(s["rescale"]) for s in states]),
             "sum": np.array([float(s["sum"]) for s in states]),

@@ -68,7 +68,7 @@ def test_positive_text_positive_features_fall_more_slowly_here():
     trig = FIGURES["efficient_error"].compute(data=DATA, h=C.H.default, kind="trig", seed=0)
     assert pos["slope"] > trig["slope"] + 0.15
     assert pos["weights_iid"][-1] > 3 * trig["weights_iid"][-1]
-    assert np.abs(DATA["x"]).max() / C.H.default == pytest.approx(3.0, abs=0.05)
+    assert pos["reach"] == pytest.approx(np.abs(DATA["x"]).max() / C.H.default) == pytest.approx(3.0, abs=0.05)
 
 
 def test_orth_help_and_formula_text_random_features():
@@ -105,9 +105,10 @@ def test_online_text_running_values_and_final_equality(block):
         prev = r["max"][i]
     assert abs(r["final"] - r["exact"]) < 1e-12
     assert len(r["stops"]) == math.ceil(200 / block)
-    n_q, n = len(DATA["x_grid"]), len(DATA["x"])
-    assert n_q * n * 8 == 400 * 200 * 8                                   # the dense count the text quotes
-    assert (n_q * (min(block, n) + 3) * 8 < n_q * n * 8) == (block < n - 3)  # "saves memory once a block holds
+    # float64: 400 queries x 200 keys of weights, against one block of logits and 3 running sums per query
+    assert r["n_queries"] == 400 and r["dense_bytes"] == 400 * 200 * 8
+    assert r["stream_bytes"] == 400 * (min(block, 200) + 3) * 8
+    assert (r["stream_bytes"] < r["dense_bytes"]) == (block < 200 - 3)   # "saves memory once a block holds
                                                                            # fewer than N - 3 of the keys"
 
 
