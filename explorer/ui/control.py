@@ -56,10 +56,6 @@ class Control:
     def default_value(self) -> Any:
         return self.default() if callable(self.default) else self.default
 
-    @property
-    def numeric(self) -> bool:
-        return self.widget in ("slider", "number")
-
     def check(self, value: Any) -> Any:
         """``value`` as this control holds it; ``ValueError`` when the control cannot take it."""
         if self.widget in ("toggle", "checkbox"):
