@@ -70,7 +70,7 @@ with lesson_page("kernel_regression", C.ALL):
     st.caption(tr("kr.snap", pct=f"{lessons.snap_error(BANDWIDTHS):.1%}"))
     with st.expander(tr("kr.width_rule")):
         widths = [k for k in KERNELS if KERNELS[k].canonical]
-        spread, raw = lessons.width_agreement({k: cache.loo_curve(*ds, k)["optimum"] for k in widths})
+        spread, raw = lessons.width_agreement({k: cache.loo_optimum(*ds, k) for k in widths})
         st.markdown(tr("kr.width_text", spread=f"{spread:.0%}", raw=f"{raw:.1f}"))
         st.latex(r"h_K = h_{\mathrm{Gauss}}\,\frac{\delta_K}{\delta_{\mathrm{Gauss}}},\qquad "
                  r"\delta_K = \left(\frac{\int K^2}{\left(\int u^2 K\right)^2}\right)^{1/5},\qquad "

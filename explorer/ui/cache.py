@@ -16,8 +16,6 @@ from .. import bridge as bridge_lib
 from ..data import dataset_arrays
 from ..device import get_device
 
-LOO_BANDWIDTHS = np.logspace(-2, np.log10(20), 41)
-
 
 def lesson_data(name: str, **parameters) -> dict:
     """The data of the lesson figure ``name`` (``explorer.figures.registry``) at ``parameters``, cached per
@@ -64,12 +62,10 @@ def nw_curve(name: str, n: int, noise: float, seed: int, kernel: str, bandwidth:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def loo_curve(name: str, n: int, noise: float, seed: int, kernel: str) -> dict:
+def loo_optimum(name: str, n: int, noise: float, seed: int, kernel: str) -> float:
+    """The leave-one-out optimal bandwidth of ``kernel`` on the dataset (the curve is the registry's loo_cv)."""
     x, y, _ = _tensors(name, n, noise, seed)
-    scores = regression.loo_cv_scores(x, y, kernel, LOO_BANDWIDTHS).cpu().numpy()
-    return {"bandwidths": LOO_BANDWIDTHS, "scores": scores,
-            "optimum": regression.select_bandwidth(x, y, kernel),
-            "silverman": regression.silverman_bandwidth(x, kernel)}
+    return regression.select_bandwidth(x, y, kernel)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

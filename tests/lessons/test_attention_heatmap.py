@@ -11,7 +11,7 @@ from explorer.bridge import nw_entropy_sweep
 from explorer.data import make_dataset, query_grid
 from explorer.kernels import KERNELS
 from explorer.regression import nw_weights
-from explorer.ui.cache import LOO_BANDWIDTHS  # noqa: F401  (the page's cached helpers import cleanly)
+from explorer.ui.cache import loo_optimum  # noqa: F401  (the page's cached helpers import cleanly)
 from tests.app.helpers import assert_clean, chart_data, page
 
 D = make_dataset("sine_mix", 200, 0.3, 0)
