@@ -7,12 +7,14 @@ Every public function converts its inputs here, so that a bad value fails early 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
 
 from .i18n import Message
+
+if TYPE_CHECKING:
+    import torch
 
 
 class UserError(ValueError):
@@ -33,6 +35,8 @@ def as_tensor(value: Any, name: str, *, device: torch.device | None = None, ndim
     else (lists, integer arrays) becomes ``dtype``, by default torch's default dtype (float32).
     ``device`` places non-tensor input.
     """
+    import torch  # here, not at the top: the router and the landing page use this module without torch
+
     if isinstance(value, torch.Tensor):
         t = value if value.is_floating_point() else value.to(torch.get_default_dtype())
     else:
@@ -59,6 +63,8 @@ def as_tensor(value: Any, name: str, *, device: torch.device | None = None, ndim
 
 def common(*tensors: torch.Tensor) -> list[torch.Tensor]:
     """Cast tensors to their promoted floating dtype, on the first tensor's device."""
+    import torch
+
     dtype = tensors[0].dtype
     for t in tensors[1:]:
         dtype = torch.promote_types(dtype, t.dtype)

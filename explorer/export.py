@@ -252,15 +252,60 @@ def export_lecture_set(out_dir: Path, seed: int = 0, lang: str = "en", lecture: 
     return manifest
 
 
+# each lesson page's main figure (a lecture-set entry): the landing page shows it as the page's thumbnail
+MAIN_FIGURES = {"kernel_regression": "fit_h0.2", "attention_heatmap": "weights_heatmap",
+                "softmax_kernel": "softmax_vs_kernel", "masking": "masking", "scaling": "logit_std",
+                "efficient_attention": "efficient_zoo", "live_training": "training_entropy"}
+THUMBNAIL_SIZE = (480, 270)
+
+
+def thumbnail_figures(lang: str = "en") -> dict[str, Callable]:
+    """Builders of each lesson page's thumbnail: its main figure at the defaults, without title or legend."""
+    built = {name: build for name, _, build in lecture_figures(0, lang, lecture=False)}
+
+    def thumbnail(build: Callable) -> Callable:
+        def make():
+            fig = build()
+            fig.update_layout(title=None, showlegend=False, width=THUMBNAIL_SIZE[0], height=THUMBNAIL_SIZE[1],
+                              margin={"l": 10, "r": 10, "t": 26, "b": 10}, font={"size": 9})
+            fig.update_xaxes(title=None)
+            fig.update_yaxes(title=None)
+            return fig
+        return make
+
+    return {page: thumbnail(built[entry]) for page, entry in MAIN_FIGURES.items()}
+
+
+def write_thumbnails(out_dir: Path) -> list[Path]:
+    """Render the landing page's thumbnails (``explorer/assets/thumbnails`` holds the committed ones)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    browser = find_browser()
+    if browser is None:
+        fail("the thumbnails are PNGs: they need Chrome or Chromium (set BROWSER_PATH).")
+    os.environ.setdefault("BROWSER_PATH", browser)
+    written = []
+    for page, make in thumbnail_figures().items():
+        path = out_dir / f"{page}.png"
+        path.write_bytes(make().to_image(format="png", width=THUMBNAIL_SIZE[0], height=THUMBNAIL_SIZE[1], scale=1))
+        written.append(path)
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog="explorer-export", description="Render the lecture figure set headless.")
     p.add_argument("--out", required=True, help="folder to write into")
+    p.add_argument("--thumbnails", action="store_true",
+                   help="write the landing page's thumbnails (one PNG per lesson page) instead of the lecture set")
     p.add_argument("--preset", choices=["lecture", "normal"], default="lecture")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--lang", choices=["en", "zh"], default="en")
     args = p.parse_args(argv)
     if args.seed < 0:
         fail("--seed must be 0 or more.")
+    if args.thumbnails:
+        written = write_thumbnails(Path(args.out))
+        print(f"wrote {len(written)} thumbnails to {args.out}", file=sys.stderr)
+        return 0
     manifest = export_lecture_set(Path(args.out), args.seed, args.lang, args.preset == "lecture")
     for f in manifest["failed"]:
         print(f"could not render {f['figure']} {f.get('format', '')}: {f['error']}", file=sys.stderr)

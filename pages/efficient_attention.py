@@ -12,8 +12,7 @@ from explorer.ui.layout import explanation
 from explorer.ui.page_controls import EfficientAttention as C
 from explorer.ui.state import say, tr
 
-with lesson_page("efficient_attention", C.ALL):
-    st.markdown(tr("ef.question"))
+with lesson_page("efficient_attention", C.ALL, question="ef.question"):
     ds = dataset_controls()
     try:
         data = cache.dataset(*ds)

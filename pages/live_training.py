@@ -12,15 +12,15 @@ from explorer.ui.state import lang, tr
 
 KV_LENGTHS = (32, 64, 128, 256, 512)   # long enough that per-token work, not overhead, shows
 
-with lesson_page("live_training", live.CONTROLS):
-    st.markdown(tr("lt.question"))
+with lesson_page("live_training", live.CONTROLS, question="lt.question"):
     live.draw_controls()
     trainer = live.session_trainer()
     live.draw_buttons()
 
     @st.fragment(run_every=live.TICK if st.session_state["train.running"] else None)
     def live_view():
-        live.live_view(st.session_state["train.trainer"])
+        with st.container(key="live-view"):        # the style sheet keeps it from fading while it redraws
+            live.live_view(st.session_state["train.trainer"])
 
     live_view()
 

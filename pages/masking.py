@@ -39,8 +39,7 @@ def verdict(mode: str, r: pd.Series) -> str:
     return f"- **{mode}**: " + "; ".join(parts) + "."
 
 
-with lesson_page("masking", C.ALL):
-    st.markdown(tr("mk.question"))
+with lesson_page("masking", C.ALL, question="mk.question"):
     c1, c2, c3 = st.columns(3)
     length = C.LENGTH.draw(c1)
     C.D.draw(c1)

@@ -14,8 +14,7 @@ from explorer.ui.layout import explanation
 from explorer.ui.page_controls import Scaling as C
 from explorer.ui.state import lang, say, tr
 
-with lesson_page("scaling", C.ALL):
-    st.markdown(tr("sc.question"))
+with lesson_page("scaling", C.ALL, question="sc.question"):
     c1, c2, c3 = st.columns(3)
     d, n, seed = C.D.draw(c1), C.N.draw(c2), C.SEED.draw(c3)
 

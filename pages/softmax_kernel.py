@@ -14,8 +14,7 @@ from explorer.ui.layout import explanation
 from explorer.ui.page_controls import SoftmaxKernel as C
 from explorer.ui.state import say, tr
 
-with lesson_page("softmax_kernel", C.ALL):
-    st.markdown(tr("sk.question"))
+with lesson_page("softmax_kernel", C.ALL, question="sk.question"):
     st.latex(r"\exp\!\left(\frac{q\cdot k}{\tau}\right) = \exp\!\left(-\frac{\|q-k\|^2}{2\tau}\right)"
              r"\exp\!\left(\frac{\|q\|^2}{2\tau}\right)\exp\!\left(\frac{\|k\|^2}{2\tau}\right)")
 

@@ -30,7 +30,7 @@ class Style:
 
 
 NORMAL = Style()
-LECTURE = Style(font_size=20, line_width=4.0, marker_size=10.0, height=560)
+LECTURE = Style(font_size=19, line_width=4.0, marker_size=10.0, height=470)
 VALIDATE = False      # True: plotly checks every property name and value as the figure is built
 
 
@@ -77,6 +77,22 @@ def _ref_lines(lines: Sequence[Line], style: Style, log_x: bool, log_y: bool):
     return shapes, annotations
 
 
+def _log_ticks(traces: Sequence[dict], axis: str) -> dict:
+    """Ticks for a log axis: powers of ten when the data span two decades or more, else 1-2-5 steps (plotly's
+    own choice labels every digit of a short log axis, and the labels crowd)."""
+    values = []
+    for trace in traces:
+        v = trace.get(axis)
+        if v is not None:
+            arr = np.asarray(v, dtype=float).ravel() if not isinstance(v, dict) else np.empty(0)
+            values.append(arr[np.isfinite(arr) & (arr > 0)])
+    finite = np.concatenate(values) if values else np.empty(0)
+    if finite.size == 0:
+        return {}
+    decades = math.log10(finite.max() / finite.min())
+    return {"dtick": 1} if decades >= 2 else {"dtick": "D2"}
+
+
 def figure(traces: Sequence[dict], title: str, x_title: str, y_title: str, style: Style = NORMAL,
            height: int | None = None, *, lines: Sequence[Line] = (), log_x: bool = False, log_y: bool = False,
            reverse_y: bool = False, xaxis: dict | None = None, yaxis: dict | None = None,
@@ -96,8 +112,9 @@ def figure(traces: Sequence[dict], title: str, x_title: str, y_title: str, style
         "showlegend": legend_below,
         "paper_bgcolor": "white", "plot_bgcolor": "white", "colorway": PALETTE,
         "template": {},     # no plotly default template: the look is set here, and applying one is slow
-        "xaxis": {**AXIS, "title": {"text": x_title}, **({"type": "log"} if log_x else {}), **(xaxis or {})},
-        "yaxis": {**AXIS, "title": {"text": y_title}, **({"type": "log"} if log_y else {}),
+        "xaxis": {**AXIS, "title": {"text": x_title}, **({"type": "log", **_log_ticks(traces, "x")} if log_x else {}),
+                  **(xaxis or {})},
+        "yaxis": {**AXIS, "title": {"text": y_title}, **({"type": "log", **_log_ticks(traces, "y")} if log_y else {}),
                   **({"autorange": "reversed"} if reverse_y else {}), **(yaxis or {})},
         "shapes": shapes, "annotations": annotations,
     }

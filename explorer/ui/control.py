@@ -6,7 +6,7 @@ the widget, puts the default in place, checks a value, and reads and writes the 
 
     LAYERS = Control("train.layers", "slider", default=1, lo=1, hi=4, label="lt.layers")
 
-    with lesson_page("live_training", [LAYERS, ...]):     # shared state kept, the URL restored ...
+    with lesson_page("live_training", [LAYERS, ...], question="lt.question"):   # state kept, URL restored ...
         LAYERS.draw()
         ...                                               # ... and published when the page ends
 
@@ -25,7 +25,7 @@ from typing import Any
 import streamlit as st
 
 from .._checks import one_of
-from .state import init_state, keep_shared_state, tr
+from .state import init_state, keep_shared_state, lecture_mode, tr
 
 WIDGETS = ("slider", "select_slider", "select", "multiselect", "toggle", "checkbox", "number")
 DECLARED: set[str] = set()       # the key of every Control declared in this process (kept across pages)
@@ -220,16 +220,44 @@ def publish(controls: Sequence[Control]) -> None:
         st.query_params.from_dict(values)
 
 
+def sidebar_footer(name: str, controls: Sequence[Control]) -> None:
+    """Under the page's sidebar controls: the reset buttons and the device the page computes on."""
+    from ..device import describe_device  # torch: imported by lesson pages only, never by the router
+
+    reset_controls(name, controls)
+    try:
+        st.sidebar.caption(tr("ui.device", device=describe_device()))
+    except ValueError as err:
+        st.sidebar.error(str(err))
+
+
 @contextlib.contextmanager
-def lesson_page(name: str, controls: Sequence[Control]) -> Iterator[None]:
+def lesson_page(name: str, controls: Sequence[Control], question: str) -> Iterator[None]:
     """A page's setup in one block: shared state kept, the URL's values restored, every default in place,
-    the page title drawn; on leaving (also through ``st.stop``), the values written back to the URL."""
+    the title and the page's question (UI text ``question``) drawn, Previous / Next links (at the top in
+    lecture mode, at the end otherwise); on leaving (also through ``st.stop``), the values written back to
+    the URL."""
+    from .controls import SHARED_CONTROLS  # the dataset and kernel controls (they import this module)
+    from .layout import question as draw_question
+    from .navigation import previous_next
+
     keep_shared_state()
+    init_state({c.key: c.default_value() for c in SHARED_CONTROLS})
     restore(controls, name)
     init_state({c.key: c.default_value() for c in controls})
-    reset_controls(name, controls)
-    st.title(tr(f"page.{name}"))
+    sidebar_footer(name, controls)
+    lecture = lecture_mode()
+    if lecture:                                    # one row: the title, then the way on
+        title, links = st.columns([1, 1], vertical_alignment="center")
+        title.title(tr(f"page.{name}"))
+        previous_next(name, links)
+    else:
+        st.title(tr(f"page.{name}"))
+    draw_question(question)
     try:
         yield
+        if not lecture:
+            st.divider()
+            previous_next(name)
     finally:
         publish(controls)

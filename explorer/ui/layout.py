@@ -1,10 +1,50 @@
-"""Page furniture: explanation blocks that fold away in lecture mode."""
+"""Page furniture: the app's style sheet, the lesson's question, explanation blocks that fold away in
+lecture mode."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from .state import lecture_mode, tr
+
+# Every run: buttons wrap their label instead of cutting it to "S…"; below 1000 px the sidebar narrows so the
+# page keeps its columns; the live view is not faded while it redraws (it updates in place, twice a second).
+_BASE_CSS = """
+.stButton button p, .stDownloadButton button p, [data-testid="stPageLink"] p {
+  white-space: normal; overflow-wrap: anywhere; text-overflow: clip; }
+.stButton button, .stDownloadButton button { height: auto; min-height: 2.5rem; }
+[data-baseweb="tag"] { max-width: none; }
+[data-baseweb="tag"] span { overflow: visible; text-overflow: clip; max-width: none; }
+@media (max-width: 1000px) {
+  section[data-testid="stSidebar"][aria-expanded="true"] { width: 210px !important; min-width: 210px !important; }
+  [data-testid="stMainBlockContainer"] { padding-left: 1.25rem; padding-right: 1.25rem; }
+}
+.st-key-live-view [data-stale="true"] { opacity: 1 !important; transition: none !important; }
+"""
+
+# Lecture mode: everything one step larger (Streamlit sizes text and controls in rem), less empty space above
+# the title, so that a page's main figure is on screen at 1280 x 720 without scrolling.
+_LECTURE_CSS = """
+html { font-size: 19px; }
+[data-testid="stMainBlockContainer"] { padding-top: 2.6rem; padding-bottom: 2rem; }
+[data-testid="stMain"] h1 { font-size: 2rem; padding: 0 0 0.2rem 0; }
+[data-testid="stMain"] h3 { font-size: 1.35rem; }
+"""
+
+
+def page_style() -> None:
+    """The app's style sheet (the lecture one on top when lecture mode is on)."""
+    st.html(f"<style>{_BASE_CSS}{_LECTURE_CSS if lecture_mode() else ''}</style>")
+
+
+def question(key: str) -> None:
+    """The question a page opens with: a paragraph normally; in lecture mode one line that opens on click (the
+    lecturer says it; the figure gets the screen)."""
+    if lecture_mode():
+        with st.expander(tr("ui.question"), expanded=False):
+            st.markdown(tr(key).split("**", 2)[-1].strip())     # without its bold "The question." lead
+    else:
+        st.markdown(tr(key))
 
 
 def explanation(key: str):

@@ -56,25 +56,23 @@ def _leave_pages_directory_mode() -> None:
 
 
 def keep_shared_state() -> None:
-    """Initialise the cross-page keys and stop Streamlit from dropping any page's settings between pages.
+    """Stop Streamlit from dropping any page's settings between pages, and set the app-wide ones.
 
     Streamlit forgets a widget's value when a run does not draw it; re-saving the value of every declared
     control that has one (the shared ones and each visited page's own) keeps it, so a page shows what it
     showed when the viewer comes back. Call it once per run, before any widget is drawn (app.py does; so
-    does each page, so that a page also works when run on its own, as in the AppTest suite).
+    does each page, so that a page also works when run on its own, as in the AppTest suite). It imports no
+    compute code: the router and the landing page call it before torch is loaded.
     """
     from .control import DECLARED
-    from .controls import SHARED_CONTROLS  # the dataset and kernel controls (they import this module)
 
     _leave_pages_directory_mode()
-    init_state({c.key: c.default_value() for c in SHARED_CONTROLS})
     if "ui.lecture" not in st.session_state:             # ?lecture=1 turns lecture mode on
         st.session_state["ui.lecture"] = st.query_params.get("lecture", "0") in ("1", "true", "yes")
     if "ui.lang" not in st.session_state:                # ?lang=zh switches to Chinese
         st.session_state["ui.lang"] = st.query_params.get("lang", "en") if st.query_params.get("lang") in LANGUAGES \
             else "en"
-    for key in (*(c.key for c in SHARED_CONTROLS), "ui.lecture", "ui.lang",
-                *sorted(k for k in DECLARED if k in st.session_state)):
+    for key in ("ui.lecture", "ui.lang", *sorted(k for k in DECLARED if k in st.session_state)):
         try:
             st.session_state[key] = st.session_state[key]
         except StreamlitAPIException:       # its widget is already drawn in this run (app.py's sidebar)

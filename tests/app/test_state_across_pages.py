@@ -41,7 +41,7 @@ def test_a_page_keeps_its_settings_while_every_other_page_is_visited(name):
     changed = [k for k in defaults if shown[k] != defaults[k]]
     assert len(changed) >= len(defaults) - 1     # at most one value was clamped back by another's bound
     steps = at.session_state["train.trainer"].step_count if name == "live_training" else None
-    for other in sorted(CONTROLS):
+    for other in (*sorted(CONTROLS), "home"):
         if other != name:
             at.switch_page(f"pages/{other}.py").run()
             assert_clean(at)

@@ -143,6 +143,8 @@ def test_the_whole_app_runs_with_its_sidebar(query, title):
         at.query_params[k] = v
     at.run()
     assert_clean(at)
+    at.switch_page("pages/kernel_regression.py").run()
+    assert_clean(at)
     assert at.title[0].value == title
     if not query:
         at.toggle(key="ui.lecture").set_value(True).run()

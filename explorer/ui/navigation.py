@@ -1,0 +1,73 @@
+"""The pages in lesson order: the router's navigation, the landing page's list and Previous / Next.
+
+Nothing here imports torch: the router and the landing page draw before the compute stack is loaded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from .state import tr
+
+
+@dataclass(frozen=True)
+class Lesson:
+    name: str          # pages/<name>.py, the UI text page.<name>, home.line.<name>
+    group: str         # nav.<group>
+    icon: str
+
+
+HOME = Lesson("home", "", ":material/home:")
+LESSONS = (
+    Lesson("kernel_regression", "kernels", ":material/show_chart:"),
+    Lesson("attention_heatmap", "kernels", ":material/grid_on:"),
+    Lesson("softmax_kernel", "attention", ":material/functions:"),
+    Lesson("masking", "attention", ":material/visibility_off:"),
+    Lesson("scaling", "attention", ":material/straighten:"),
+    Lesson("efficient_attention", "attention", ":material/speed:"),
+    Lesson("live_training", "transformers", ":material/model_training:"),
+)
+_ROUTED = "ui.routed"         # set by the router: page links only resolve when the app's navigation exists
+
+
+def script(lesson: Lesson) -> str:
+    return f"pages/{lesson.name}.py"
+
+
+def navigation_pages() -> dict[str, list]:
+    """``st.navigation``'s argument: the landing page on its own at the top, then the lessons by group."""
+    st.session_state[_ROUTED] = True
+    pages: dict[str, list] = {"": [st.Page(script(HOME), title=tr("page.home"), icon=HOME.icon, default=True)]}
+    for lesson in LESSONS:
+        pages.setdefault(tr(f"nav.{lesson.group}"), []).append(
+            st.Page(script(lesson), title=tr(f"page.{lesson.name}"), icon=lesson.icon))
+    return pages
+
+
+def neighbours(name: str) -> tuple[Lesson | None, Lesson | None]:
+    """The lessons before and after ``name`` (the landing page comes before the first)."""
+    order = (HOME, *LESSONS)
+    i = [lesson.name for lesson in order].index(name)
+    return (order[i - 1] if i > 0 else None), (order[i + 1] if i + 1 < len(order) else None)
+
+
+def page_link(lesson: Lesson, label: str, where=None, **kwargs) -> None:
+    """A link to another page; drawn only under the router (a page run on its own has no pages to link to)."""
+    if st.session_state.get(_ROUTED):
+        (where or st).page_link(script(lesson), label=label, **{"icon": lesson.icon, **kwargs})
+
+
+def previous_next(name: str, where=None) -> None:
+    """"Previous" and "Next" links in lesson order, with the page they lead to, and the lesson's number."""
+    before, after = neighbours(name)
+    position = [lesson.name for lesson in LESSONS].index(name) + 1 if name != HOME.name else 0
+    with (where or st).container(horizontal=True, horizontal_alignment="distribute", vertical_alignment="center"):
+        if before is not None:
+            page_link(before, tr("ui.previous", page=tr(f"page.{before.name}")), icon=":material/arrow_back:")
+        if position:
+            st.caption(tr("ui.position", i=position, n=len(LESSONS)), width="content")
+        if after is not None:
+            page_link(after, tr("ui.next", page=tr(f"page.{after.name}")), icon=":material/arrow_forward:",
+                      icon_position="right")

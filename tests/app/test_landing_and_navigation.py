@@ -1,0 +1,75 @@
+"""The landing page (drawn without torch), the navigation's names, and Previous / Next in lesson order."""
+
+import subprocess
+import sys
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.i18n import t
+from explorer.ui.navigation import LESSONS
+from tests.app.helpers import ROOT, assert_clean
+
+NAMES = [lesson.name for lesson in LESSONS]
+
+
+def test_the_landing_page_draws_without_importing_torch():
+    """A fresh interpreter runs the router and the landing page: torch (and the compute modules) stay unloaded."""
+    code = ("import sys; from streamlit.testing.v1 import AppTest; "
+            f"at = AppTest.from_file({str(ROOT / 'app.py')!r}, default_timeout=120).run(); "
+            "assert not at.exception, at.exception; assert at.title[0].value == 'Attention Explorer'; "
+            "loaded = sorted(m for m in sys.modules if m == 'torch' or m.startswith(('explorer.regression', "
+            "'explorer.kernels', 'explorer.figures'))); print(loaded)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_landing_page_lists_every_lesson_in_order_with_a_thumbnail(lang):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["lang"] = lang
+    at.run()
+    assert_clean(at)
+    links = [p.proto.label for p in at.get("page_link")]
+    assert links[0] == t("home.start_button", lang)
+    assert links[1:] == [f"{i}. {t(f'page.{name}', lang)}" for i, name in enumerate(NAMES, 1)]
+    assert len(at.get("image")) == len(LESSONS)
+    captions = [c.value for c in at.caption]
+    assert all(t(f"home.line.{name}", lang) in captions for name in NAMES)
+
+
+def test_every_lesson_page_has_a_committed_thumbnail_of_the_right_size():
+    from explorer.export import MAIN_FIGURES, THUMBNAIL_SIZE
+
+    assert set(MAIN_FIGURES) == set(NAMES)
+    for name in NAMES:
+        png = (ROOT / "explorer" / "assets" / "thumbnails" / f"{name}.png").read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+        assert (width, height) == THUMBNAIL_SIZE
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_navigation_group_is_named_like_a_page(lang):
+    groups = {t(f"nav.{lesson.group}", lang) for lesson in LESSONS}
+    titles = {t(f"page.{name}", lang) for name in [*NAMES, "home"]}
+    assert not groups & titles
+
+
+@pytest.mark.parametrize("lecture", [False, True])
+def test_previous_and_next_walk_the_lessons_in_order(lecture):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    if lecture:
+        at.query_params["lecture"] = "1"
+    at.run()
+    order = ["home", *NAMES]
+    for i, name in enumerate(NAMES, 1):
+        at.switch_page(f"pages/{name}.py").run()
+        assert_clean(at)
+        links = [p.proto.label for p in at.get("page_link")]
+        expected = [t("ui.previous", "en", page=t(f"page.{order[i - 1]}", "en"))]
+        if i < len(order) - 1:
+            expected.append(t("ui.next", "en", page=t(f"page.{order[i + 1]}", "en")))
+        assert links == expected, name
+        assert t("ui.position", "en", i=i, n=len(NAMES)) in [c.value for c in at.caption]

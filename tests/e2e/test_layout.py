@@ -1,0 +1,113 @@
+"""Layout in a real browser: lecture mode on a 1280 x 720 projector (both languages), a 800 px window, dark theme.
+
+Each check measures element boxes; a failure names the page and the element. Screenshots are saved under
+tests/artifacts for reading against the page text.
+"""
+
+import pytest
+
+from explorer.ui.navigation import LESSONS
+from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.test_browser import CHART, wait_idle
+
+PAGES = ["", *(lesson.name for lesson in LESSONS)]         # "" = the landing page
+
+# Boxes of what must not be cut or overlap, measured in the page. Plotly draws titles, annotations and tick labels
+# as SVG text: a title wider than its chart is clipped, and neighbouring tick labels can collide.
+MEASURE = """() => {
+  const out = {problems: []};
+  const box = el => el.getBoundingClientRect();
+  const overlap = (a, b) => a.left < b.right - 1 && b.left < a.right - 1
+    && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, i) => {
+    const svg = chart.querySelector('svg.main-svg');
+    if (!svg) return;
+    const frame = box(svg);
+    chart.querySelectorAll('.gtitle, .annotation-text, .legendtext').forEach(t => {
+      const b = box(t);
+      if (b.width && (b.left < frame.left - 1 || b.right > frame.right + 1))
+        out.problems.push(`chart ${i}: text "${t.textContent.slice(0, 40)}" runs outside its figure`);
+    });
+    chart.querySelectorAll('.xaxislayer-above, .yaxislayer-above').forEach(layer => {
+      const ticks = [...layer.querySelectorAll('.xtick text, .ytick text')].map(box).filter(b => b.width);
+      for (let a = 0; a < ticks.length; a++)
+        for (let b = a + 1; b < ticks.length; b++)
+          if (overlap(ticks[a], ticks[b])) { out.problems.push(`chart ${i}: tick labels overlap`); return; }
+    });
+  });
+  document.querySelectorAll('[data-testid="stMain"] h1').forEach(h => {
+    if (h.scrollWidth > h.clientWidth + 1) out.problems.push(`title "${h.textContent}" is cut`);
+  });
+  const labels = '[data-testid="stMain"] button p, [data-testid="stMain"] [data-testid="stPageLink"] p';
+  document.querySelectorAll(labels).forEach(p => {
+    if (p.scrollWidth > p.clientWidth + 1) out.problems.push(`label "${p.textContent}" is cut`);
+  });
+  if (document.documentElement.scrollWidth > window.innerWidth + 1) out.problems.push('the page scrolls sideways');
+  const chart = document.querySelector('[data-testid="stMain"] [data-testid="stPlotlyChart"]');
+  out.chart = chart ? (({top, bottom, left, right}) => ({top, bottom, left, right}))(box(chart)) : null;
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');
+  out.sidebar = sidebar ? box(sidebar).right : 0;
+  const link = document.querySelector('[data-testid="stMain"] [data-testid="stPageLink"]');
+  out.link = link ? box(link).bottom : null;
+  out.font = parseFloat(getComputedStyle(document.documentElement).fontSize);
+  return out;
+}"""
+
+
+def open_page(page, url):
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stMain"] h1')
+    wait_idle(page)
+    if page.locator(CHART).count():
+        page.wait_for_selector(CHART + " svg.main-svg")
+    page.evaluate("document.fonts.ready")
+    wait_idle(page, settle=1.0)
+
+
+@pytest.fixture
+def projector(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    p = context.new_page()
+    p.set_default_timeout(60_000)
+    yield p
+    context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_lecture_mode_fits_a_1280_by_720_projector(projector, server_url, lang):
+    """Text scaled up, the sidebar folded, Previous / Next on screen, the main figure on screen without scrolling,
+    and no title, label or tick cut off or overlapping, on every page."""
+    problems = []
+    for name in PAGES:
+        open_page(projector, f"{server_url}/{name}?lecture=1&lang={lang}")
+        projector.screenshot(path=str(ARTIFACTS / f"lecture_{lang}_{name or 'home'}.png"))
+        m = projector.evaluate(MEASURE)
+        problems += [f"{name or 'home'}: {p}" for p in m["problems"]]
+        if m["font"] < 18:
+            problems.append(f"{name}: text is not scaled up ({m['font']} px)")
+        if m["sidebar"] > 0:
+            problems.append(f"{name}: the sidebar is open")
+        if name:
+            if m["link"] is None or m["link"] > 720:
+                problems.append(f"{name}: Previous / Next are not on screen")
+            if m["chart"] is None or m["chart"]["bottom"] > 720 or m["chart"]["right"] > 1280:
+                problems.append(f"{name}: the main figure does not fit on screen: {m['chart']}")
+    assert not problems, "\n".join(problems)
+
+
+def test_an_800_px_window_keeps_every_label_whole(browser, server_url):
+    context = browser.new_context(viewport={"width": 800, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    problems = []
+    try:
+        for name in PAGES:
+            open_page(page, f"{server_url}/{name}")
+            page.screenshot(path=str(ARTIFACTS / f"w800_{name or 'home'}.png"))
+            m = page.evaluate(MEASURE)
+            problems += [f"{name or 'home'}: {p}" for p in m["problems"] if "tick" not in p]
+            if m["sidebar"] > 240:
+                problems.append(f"{name}: the sidebar takes {m['sidebar']:.0f} px of 800")
+    finally:
+        context.close()
+    assert not problems, "\n".join(problems)
