@@ -32,7 +32,7 @@ with lesson_page("attention_heatmap", C.ALL, question="ah.question"):
 
     w, xq, xk = res["weights"], res["x_query"], data["x"]
     with right:
-        show_lesson("weights_heatmap", res, key="heatmap")
+        show_lesson("weights_heatmap", res, key="heatmap", main=True)
         note = tr("ah.size", m=w.shape[0], n=w.shape[1], cells=f"{w.size:,}")
         factor = downsample(w, xq, xk)[3]
         if factor > 1:

@@ -8,7 +8,7 @@ from explorer.ui import cache
 from explorer.ui.control import lesson_page
 from explorer.ui.controls import dataset_controls
 from explorer.ui.figure import show_lesson
-from explorer.ui.layout import explanation
+from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page_controls import EfficientAttention as C
 from explorer.ui.state import say, tr
 
@@ -21,11 +21,12 @@ with lesson_page("efficient_attention", C.ALL, question="ef.question"):
         st.stop()
 
     st.subheader(tr("ef.zoo_header"))
-    c1, c2, c3, c4, c5 = st.columns([3, 3, 3, 2, 2])
+    (c1, c2, c3, c4, c5), main = controls_and_figure(5, [3, 3, 3, 2, 2])
     h, kind, m, orthogonal, seed = C.H.draw(c1), C.KIND.draw(c2), C.M.draw(c3), C.ORTH.draw(c4), C.SEED.draw(c5)
     zoo = cache.lesson_data("efficient_zoo", data=data, h=h, m=m, kind=kind, orthogonal=orthogonal,
                             seed=seed)
-    show_lesson("efficient_zoo", zoo)
+    with main:
+        show_lesson("efficient_zoo", zoo, main=True)
     st.markdown(tr("ef.zoo_text", w_err=f"{zoo['weight_error']:.3f}", f_err=f"{zoo['fit_error']:.3f}",
                    spread=f"{zoo['elu_spread']:.1e}"))
 

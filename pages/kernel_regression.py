@@ -41,7 +41,7 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question"):
         st.stop()
 
     with right:
-        show_lesson("fit", fit)
+        show_lesson("fit", fit, main=True)
         for curve in fit["curves"]:
             label = curve_label(curve, lang())
             line = (tr("kr.readout", label=label, mse=f"{curve['mse']:.4f}") if data["true"] is not None

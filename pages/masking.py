@@ -11,7 +11,7 @@ from explorer.masking import renorm_underflow
 from explorer.ui import cache
 from explorer.ui.control import lesson_page
 from explorer.ui.figure import show, show_lesson
-from explorer.ui.layout import explanation
+from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page_controls import Masking as C
 from explorer.ui.state import lang, say, tr
 
@@ -40,7 +40,7 @@ def verdict(mode: str, r: pd.Series) -> str:
 
 
 with lesson_page("masking", C.ALL, question="mk.question"):
-    c1, c2, c3 = st.columns(3)
+    (c1, c2, c3), main = controls_and_figure(3)
     length = C.LENGTH.draw(c1)
     C.D.draw(c1)
     kind = C.KIND.draw(c2)
@@ -56,7 +56,8 @@ with lesson_page("masking", C.ALL, question="mk.question"):
         st.stop()
     mask, report = ex["mask"], ex["report"].set_index("mode")
 
-    show_lesson("masking", ex, key="pair")
+    with main:
+        show_lesson("masking", ex, key="pair", main=True)
 
     st.subheader(tr("mk.verdicts"))
     st.markdown("\n".join(verdict(m, report.loc[m]) for m in MASK_MODES))

@@ -10,12 +10,12 @@ from explorer.scaling import scaling_summary
 from explorer.ui import cache
 from explorer.ui.control import lesson_page
 from explorer.ui.figure import show, show_lesson
-from explorer.ui.layout import explanation
+from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page_controls import Scaling as C
 from explorer.ui.state import lang, say, tr
 
 with lesson_page("scaling", C.ALL, question="sc.question"):
-    c1, c2, c3 = st.columns(3)
+    (c1, c2, c3), main = controls_and_figure(3)
     d, n, seed = C.D.draw(c1), C.N.draw(c2), C.SEED.draw(c3)
 
     try:
@@ -24,9 +24,10 @@ with lesson_page("scaling", C.ALL, question="sc.question"):
         st.error(say(err))
         st.stop()
     un, sc = tables["unscaled"], tables["scaled"]
-    st.metric(tr("sc.metric", d=d), f"{un.set_index('d').loc[d, 'logit_std']:.2f}",
+    c1.metric(tr("sc.metric", d=d), f"{un.set_index('d').loc[d, 'logit_std']:.2f}",
               help=tr("sc.metric_help", value=f"{math.sqrt(d):.2f}"))
-    show_lesson("logit_std", tables, key="std", d=d)
+    with main:
+        show_lesson("logit_std", tables, key="std", main=True, d=d)
 
     ds = un["d"].to_numpy()
     unscaled, scaled = tr("sc.unscaled"), tr("sc.scaled")

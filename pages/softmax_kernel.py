@@ -10,31 +10,40 @@ from explorer.ui import cache
 from explorer.ui.control import lesson_page
 from explorer.ui.controls import dataset_controls
 from explorer.ui.figure import show, show_lesson
-from explorer.ui.layout import explanation
+from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page_controls import SoftmaxKernel as C
-from explorer.ui.state import say, tr
+from explorer.ui.state import lecture_mode, say, tr
+
+IDENTITY = (r"\exp\!\left(\frac{q\cdot k}{\tau}\right) = \exp\!\left(-\frac{\|q-k\|^2}{2\tau}\right)"
+            r"\exp\!\left(\frac{\|q\|^2}{2\tau}\right)\exp\!\left(\frac{\|k\|^2}{2\tau}\right)")
 
 with lesson_page("softmax_kernel", C.ALL, question="sk.question"):
-    st.latex(r"\exp\!\left(\frac{q\cdot k}{\tau}\right) = \exp\!\left(-\frac{\|q-k\|^2}{2\tau}\right)"
-             r"\exp\!\left(\frac{\|q\|^2}{2\tau}\right)\exp\!\left(\frac{\|k\|^2}{2\tau}\right)")
+    if not lecture_mode():
+        st.latex(IDENTITY)
 
     ds = dataset_controls()
-    c1, c2, c3 = st.columns(3)
+    (c1, c2, c3), main = controls_and_figure(3)
     d, n_keys = C.D.draw(c1), C.N_KEYS.draw(c1)
     spread, seed = C.SPREAD.draw(c2), C.SEED.draw(c2)
     tau = math.sqrt(d) if C.TAU_SQRT_D.draw(c3) else C.TAU.draw(c3, disabled=C.TAU_SQRT_D.value)
     sigma = math.sqrt(tau)
     wrong = lessons.wrong_widths(d, tau)
-    st.markdown(tr("sk.explain", tau=f"{tau:.3g}", sigma=f"{sigma:.3g}", half_tau=f"{wrong['half_tau']:.3g}",
-                   half_d=f"{wrong['half_d']:.3g}", half_d_effect=tr(f"sk.{wrong['half_d_effect']}")))
+    explain = tr("sk.explain", tau=f"{tau:.3g}", sigma=f"{sigma:.3g}", half_tau=f"{wrong['half_tau']:.3g}",
+                 half_d=f"{wrong['half_d']:.3g}", half_d_effect=tr(f"sk.{wrong['half_d_effect']}"))
+    if not lecture_mode():
+        st.markdown(explain)
     try:
         res = cache.lesson_data("softmax_vs_kernel", d=d, n_keys=n_keys, spread=spread, tau=tau, seed=seed)
     except ValueError as err:
         st.error(say(err))
         st.stop()
 
-    st.subheader(tr("sk.side"))
-    show_lesson("softmax_vs_kernel", res, key="side_by_side")
+    with main:
+        st.subheader(tr("sk.side"))
+        show_lesson("softmax_vs_kernel", res, key="side_by_side", main=True)
+    if lecture_mode():                  # the figure first, then the identity and what it shows
+        st.latex(IDENTITY)
+        st.markdown(explain)
     m1, m2, m3 = st.columns(3)
     m1.metric(tr("sk.max_diff"), f"{res['max_diff']:.2e}")
     m2.metric(tr("sk.max_diff_corrected"), f"{res['max_diff_corrected']:.2e}", help=tr("sk.bias_help"))

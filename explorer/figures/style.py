@@ -78,8 +78,9 @@ def _ref_lines(lines: Sequence[Line], style: Style, log_x: bool, log_y: bool):
 
 
 def _log_ticks(traces: Sequence[dict], axis: str) -> dict:
-    """Ticks for a log axis: powers of ten when the data span two decades or more, else 1-2-5 steps (plotly's
-    own choice labels every digit of a short log axis, and the labels crowd)."""
+    """Ticks for a log axis: at most about six powers of ten when the data span two decades or more, else 1-2-5
+    steps (plotly's own choice labels every digit of a short log axis, or every decade of a long one, and the
+    labels crowd)."""
     values = []
     for trace in traces:
         v = trace.get(axis)
@@ -90,7 +91,7 @@ def _log_ticks(traces: Sequence[dict], axis: str) -> dict:
     if finite.size == 0:
         return {}
     decades = math.log10(finite.max() / finite.min())
-    return {"dtick": 1} if decades >= 2 else {"dtick": "D2"}
+    return {"dtick": max(1, math.ceil(decades / 6))} if decades >= 2 else {"dtick": "D2"}
 
 
 def figure(traces: Sequence[dict], title: str, x_title: str, y_title: str, style: Style = NORMAL,
@@ -182,4 +183,101 @@ def restyle(fig: go.Figure, style: Style) -> go.Figure:
             size = trace.marker.size
             if size is not None:
                 trace.marker.size = np.asarray(size) * f_marker if np.ndim(size) else size * f_marker
+    return out
+
+
+def _width(text: str) -> int:
+    """Display width in Latin-letter units: a CJK character is about two."""
+    return sum(2 if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" else 1 for ch in text)
+
+
+def wrap_text(text: str, width: int) -> list[str]:
+    """Lines of at most ``width`` units: breaks at spaces, and anywhere inside CJK text (which has none)."""
+    lines, line = [], ""
+    for token in _tokens(text):
+        if line and _width(line + token) > width:
+            lines.append(line.rstrip())
+            line = token.lstrip()
+        else:
+            line += token
+    return [*lines, line.rstrip()] if line.strip() else lines
+
+
+def _tokens(text: str) -> list[str]:
+    out, word = [], ""
+    for ch in text:
+        if _width(ch) == 2:
+            if word:
+                out.append(word)
+                word = ""
+            out.append(ch)
+        elif ch == " ":
+            out.append(word + " ")
+            word = ""
+        else:
+            word += ch
+    return [*out, word] if word else out
+
+
+def wrap_title(fig: go.Figure, width: int) -> go.Figure:
+    """``fig`` with a title longer than ``width`` units broken into lines (plotly clips a title wider than its
+    chart) and room above the plot for the extra lines: a copy when it changes, ``fig`` itself otherwise."""
+    text = fig.layout.title.text
+    if not text or "<br>" in text or _width(text) <= width:
+        return fig
+    lines = wrap_text(text, width)
+    fig = go.Figure(fig, _validate=VALIDATE)
+    font = fig.layout.font.size or NORMAL.font_size
+    size = fig.layout.title.font.size or round(font * 1.25)
+    # the title hangs from the top; below it, room for panel titles drawn above the plot (subplot annotations)
+    panel_titles = [a for a in fig.layout.annotations
+                    if a.yref == "paper" and (a.y or 0) >= 1 and a.yanchor == "bottom"]
+    below = max([(a.font.size or font) * 1.4 for a in panel_titles], default=0)
+    fig.layout.title.update(text="<br>".join(lines), yref="container", y=1, yanchor="top", pad={"t": 8})
+    fig.layout.margin.t = max(fig.layout.margin.t or 50, round(8 + size * 1.25 * len(lines) + below + 6))
+    return fig
+
+
+# ------------------------------------------------------------------------------------------ dark theme
+DARK_BACKGROUND = "#0e1117"           # Streamlit's dark theme background
+DARK_TEXT = "#fafafa"
+DARK_AXIS = {"gridcolor": "#2c303a", "zerolinecolor": "#4a4f5a", "linecolor": "#8a8f99", "tickcolor": "#8a8f99"}
+_LIGHT_INK = "#e0e0e0"                # what black and dark grey lines and labels become on the dark background
+
+
+def _is_dark(colour) -> bool:
+    """Whether a ``#rrggbb`` colour is too dark to read on a dark background: luma under 0.2, or a grey
+    under 0.45 (a mid grey reads on white, hardly on near-black; the palette's colours stay as they are)."""
+    if not isinstance(colour, str) or not colour.startswith("#") or len(colour) != 7:
+        return colour in ("black", "dimgray", "dimgrey", "gray", "grey")
+    r, g, b = (int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    luma = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return luma < 0.2 or (max(r, g, b) - min(r, g, b) < 0.1 and luma < 0.45)
+
+
+def dark(fig: go.Figure, background: str = DARK_BACKGROUND) -> go.Figure:
+    """A copy of ``fig`` for a dark page: ``background`` (on the page: transparent, so the app's own shows),
+    light text and axes, black or dark grey lines, markers, labels and reference lines turned light grey.
+    Data and every other colour are unchanged."""
+    out = go.Figure(fig, _validate=VALIDATE)
+    out.layout.paper_bgcolor = out.layout.plot_bgcolor = background
+    out.layout.font.color = DARK_TEXT
+    if out.layout.title.font.color:
+        out.layout.title.font.color = DARK_TEXT
+    for axis in out.layout:
+        if axis.startswith(("xaxis", "yaxis")):
+            out.layout[axis].update(DARK_AXIS)
+    out.layout.legend.bgcolor = "rgba(0,0,0,0)"
+    for item in (*out.layout.annotations, *out.layout.shapes):
+        if getattr(item, "font", None) is not None and _is_dark(item.font.color):
+            item.font.color = _LIGHT_INK
+        if getattr(item, "line", None) is not None and _is_dark(item.line.color):
+            item.line.color = _LIGHT_INK
+    for trace in out.data:
+        for part in ("line", "marker"):
+            obj = getattr(trace, part, None)
+            if obj is not None and _is_dark(getattr(obj, "color", None)):
+                obj.color = _LIGHT_INK
+        if trace.type == "heatmap" and trace.colorbar is not None:
+            trace.colorbar.outlinecolor = DARK_AXIS["linecolor"]
     return out

@@ -232,11 +232,12 @@ def sidebar_footer(name: str, controls: Sequence[Control]) -> None:
 
 
 @contextlib.contextmanager
-def lesson_page(name: str, controls: Sequence[Control], question: str) -> Iterator[None]:
+def lesson_page(name: str, controls: Sequence[Control], question: str) -> Iterator:
     """A page's setup in one block: shared state kept, the URL's values restored, every default in place,
     the title and the page's question (UI text ``question``) drawn, Previous / Next links (at the top in
     lecture mode, at the end otherwise); on leaving (also through ``st.stop``), the values written back to
-    the URL."""
+    the URL. Yields a container under the question (beside it in lecture mode, where the question is one
+    line) for what a page wants there."""
     from .controls import SHARED_CONTROLS  # the dataset and kernel controls (they import this module)
     from .layout import question as draw_question
     from .navigation import previous_next
@@ -248,14 +249,16 @@ def lesson_page(name: str, controls: Sequence[Control], question: str) -> Iterat
     sidebar_footer(name, controls)
     lecture = lecture_mode()
     if lecture:                                    # one row: the title, then the way on
-        title, links = st.columns([1, 1], vertical_alignment="center")
+        title, links = st.columns([2, 3], vertical_alignment="center")
         title.title(tr(f"page.{name}"))
-        previous_next(name, links)
+        previous_next(name, links, compact=True)
     else:
         st.title(tr(f"page.{name}"))
-    draw_question(question)
+    where, aside = st.columns(2) if lecture else (st.container(), st.container())
+    with where:
+        draw_question(question)
     try:
-        yield
+        yield aside
         if not lecture:
             st.divider()
             previous_next(name)

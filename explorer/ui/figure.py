@@ -5,25 +5,41 @@ from __future__ import annotations
 import streamlit as st
 
 from ..export import MIME, image_formats_available, to_bytes
-from ..figures.style import LECTURE, NORMAL, restyle
+from ..figures.style import LECTURE, NORMAL, dark, restyle, wrap_title
 from .state import lang, lecture_mode, tr
 
 
-def show(fig, key: str) -> None:
+def dark_theme() -> bool:
+    """Whether the viewer's page is dark (their OS preference, or Streamlit's settings menu)."""
+    return st.context.theme.type == "dark"
+
+
+LECTURE_MAIN_HEIGHT = 450     # px: a page's main figure under its title on a 1280 x 720 projector
+# the longest title line (in Latin letters; a CJK character counts two) that fits a half-width chart, normally
+# at 1400 px and in lecture mode at 1280 px
+TITLE_WIDTH = {False: 58, True: 44}
+
+
+def show(fig, key: str, main: bool | int = False) -> None:
     """Draw a plotly figure with its own styling (Streamlit's theme would override legends and fonts),
-    in the lecture style when lecture mode is on, with an export control under it."""
-    style = LECTURE if lecture_mode() else NORMAL
-    fig = restyle(fig, style)
-    st.plotly_chart(fig, key=key, theme=None, config={"displaylogo": False})
-    export_control(fig, key)
+    in the lecture style when lecture mode is on, with an export control under it. In lecture mode the page's
+    ``main`` figure is kept short enough to stay on screen with its controls (``main`` = a height in px, or
+    True for ``LECTURE_MAIN_HEIGHT``)."""
+    lecture = lecture_mode()
+    fig = wrap_title(restyle(fig, LECTURE if lecture else NORMAL), TITLE_WIDTH[lecture])
+    cap = LECTURE_MAIN_HEIGHT if main is True else int(main)
+    if lecture and cap and fig.layout.height > cap:      # in lecture mode ``fig`` is restyle's copy
+        fig.layout.height = cap
+    st.plotly_chart(dark(fig, "rgba(0,0,0,0)") if dark_theme() else fig, key=key, theme=None, config={"displaylogo": False})
+    export_control(fig, key)           # exports are light (slides, paper) unless the popover asks for dark
 
 
-def show_lesson(name: str, data: dict, key: str | None = None, **marks) -> None:
+def show_lesson(name: str, data: dict, key: str | None = None, main: bool | int = False, **marks) -> None:
     """Draw the lesson figure ``name`` from its data (``cache.lesson_data``) and its marks (the current
     value a figure points at): the figure the export makes with the same parameters."""
     from ..figures.registry import FIGURES
 
-    show(FIGURES[name].draw({**data, **marks}, lang()), key=key or name)
+    show(FIGURES[name].draw({**data, **marks}, lang()), key=key or name, main=main)
 
 
 def export_control(fig, name: str) -> None:
@@ -35,8 +51,12 @@ def export_control(fig, name: str) -> None:
         return
     with popover:
         formats = ["png", "svg", "html", "csv"] if image_formats_available(fig) else ["html", "csv"]
-        for fmt in formats:
-            st.download_button(fmt.upper(), data=lambda fmt=fmt: to_bytes(fig, fmt), file_name=f"{name}.{fmt}",
-                               mime=MIME[fmt], on_click="ignore", key=f"export.{name}.{fmt}", width="stretch")
+        if st.toggle(tr("ui.export_dark"), key=f"export.{name}.dark"):
+            fig = dark(fig)
+        buttons = st.columns(2)
+        for i, fmt in enumerate(formats):
+            buttons[i % 2].download_button(fmt.upper(), data=lambda fmt=fmt: to_bytes(fig, fmt),
+                                           file_name=f"{name}.{fmt}", mime=MIME[fmt], on_click="ignore",
+                                           key=f"export.{name}.{fmt}", width="stretch")
         if "png" not in formats:
             st.caption(tr("ui.export_no_browser"))

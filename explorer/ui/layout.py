@@ -7,17 +7,21 @@ import streamlit as st
 
 from .state import lecture_mode, tr
 
-# Every run: buttons wrap their label instead of cutting it to "S…"; below 1000 px the sidebar narrows so the
-# page keeps its columns; the live view is not faded while it redraws (it updates in place, twice a second).
+# Every run: buttons wrap their label instead of cutting it to "S…"; below 1000 px the sidebar narrows and
+# charts that stood side by side stack, each at full width; the live view is not faded while it redraws (it
+# updates in place, twice a second).
 _BASE_CSS = """
 .stButton button p, .stDownloadButton button p, [data-testid="stPageLink"] p {
-  white-space: normal; overflow-wrap: anywhere; text-overflow: clip; }
+  white-space: normal; overflow-wrap: break-word; text-overflow: clip; }
 .stButton button, .stDownloadButton button { height: auto; min-height: 2.5rem; }
 [data-baseweb="tag"] { max-width: none; }
 [data-baseweb="tag"] span { overflow: visible; text-overflow: clip; max-width: none; }
 @media (max-width: 1000px) {
-  section[data-testid="stSidebar"][aria-expanded="true"] { width: 210px !important; min-width: 210px !important; }
+  section[data-testid="stSidebar"][data-collapsed="false"] { width: 220px !important; min-width: 220px !important; }
   [data-testid="stMainBlockContainer"] { padding-left: 1.25rem; padding-right: 1.25rem; }
+  [data-testid="stHorizontalBlock"]:has([data-testid="stPlotlyChart"]) { flex-wrap: wrap; }
+  [data-testid="stHorizontalBlock"]:has([data-testid="stPlotlyChart"]) > [data-testid="stColumn"] {
+    min-width: 100%; }
 }
 .st-key-live-view [data-stale="true"] { opacity: 1 !important; transition: none !important; }
 """
@@ -26,7 +30,7 @@ _BASE_CSS = """
 # the title, so that a page's main figure is on screen at 1280 x 720 without scrolling.
 _LECTURE_CSS = """
 html { font-size: 19px; }
-[data-testid="stMainBlockContainer"] { padding-top: 2.6rem; padding-bottom: 2rem; }
+[data-testid="stMainBlockContainer"] { padding-top: 3.9rem; padding-bottom: 2rem; }
 [data-testid="stMain"] h1 { font-size: 2rem; padding: 0 0 0.2rem 0; }
 [data-testid="stMain"] h3 { font-size: 1.35rem; }
 """
@@ -45,6 +49,17 @@ def question(key: str) -> None:
             st.markdown(tr(key).split("**", 2)[-1].strip())     # without its bold "The question." lead
     else:
         st.markdown(tr(key))
+
+
+def controls_and_figure(n_columns: int, widths=None) -> tuple[list, object]:
+    """Places for a page's controls and for its main figure: normally ``n_columns`` columns of controls above a
+    full-width figure; in lecture mode the controls stacked in one narrow column beside the figure, so that
+    both are on a projector's screen at once. Returns (one container per control column, the figure's)."""
+    if lecture_mode():
+        left, right = st.columns([1, 2.4], gap="medium")
+        return [left] * n_columns, right
+    columns = st.columns(widths or n_columns)
+    return list(columns), st.container()
 
 
 def explanation(key: str):

@@ -33,9 +33,10 @@ from ..training import (
 from .control import Control
 from .controls import seed_control
 from .figure import show
-from .state import lang, say, tr
+from .state import lang, lecture_mode, say, tr
 
 TICK = 0.5                      # seconds between redraws while training
+LIVE_MAIN_HEIGHT = 320          # px in lecture mode: the live charts under the buttons and metrics, on screen
 TICK_BUDGET = 0.3               # seconds of training per tick (shorter than the tick)
 LRS = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 10.0, 100.0, 1000.0)
 TEMPS = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
@@ -73,8 +74,14 @@ TASK_FIELDS = {LAYERS: "n_layers", HEADS: "n_heads", D_MODEL: "d_model", SEQ_LEN
 ARCH = (TASK, LAYERS, HEADS, D_MODEL, SEQ_LEN, MLP, SEED)     # a change builds a new model
 
 
-def draw_controls() -> None:
-    """The settings, in four columns: task, architecture, data and seed, optimiser and temperature."""
+def draw_controls(where) -> None:
+    """The settings, in four columns: task, architecture, data and seed, optimiser and temperature (folded into
+    one expander in lecture mode, so that the buttons and the live charts get the screen)."""
+    with where.expander(tr("lt.settings"), expanded=False) if lecture_mode() else where:
+        _draw_controls()
+
+
+def _draw_controls() -> None:
     c1, c2, c3, c4 = st.columns(4)
     TASK.draw(c1)
     c1.caption(tr(f"task.{TASK.value}"))
@@ -134,13 +141,13 @@ def _step() -> None:
 
 def draw_buttons() -> None:
     running = st.session_state["train.running"]
-    b1, b2, b3, b4, _ = st.columns([1, 1, 1, 1, 4])
-    b1.button(tr("lt.start"), on_click=_set_running, args=(True,), type="primary", disabled=running, width="stretch",
-              key="train.start")
-    b2.button(tr("lt.pause"), on_click=_set_running, args=(False,), disabled=not running, width="stretch",
-              key="train.pause")
-    b3.button(tr("lt.step"), on_click=_step, width="stretch", help=tr("lt.step_help"), key="train.step")
-    b4.button(tr("lt.reset"), on_click=_build, width="stretch", help=tr("lt.reset_help"), key="train.reset")
+    with st.container(horizontal=True):          # a row that wraps, each button as wide as its label
+        st.button(tr("lt.start"), on_click=_set_running, args=(True,), type="primary", disabled=running,
+                  key="train.start", icon=":material/play_arrow:")
+        st.button(tr("lt.pause"), on_click=_set_running, args=(False,), disabled=not running, key="train.pause",
+                  icon=":material/pause:")
+        st.button(tr("lt.step"), on_click=_step, help=tr("lt.step_help"), key="train.step")
+        st.button(tr("lt.reset"), on_click=_build, help=tr("lt.reset_help"), key="train.reset")
 
 
 def advance(trainer: Trainer) -> None:
@@ -173,10 +180,10 @@ def live_view(trainer: Trainer) -> None:
     advance(trainer)
     data = FIGURES["training_entropy"].compute(trainer=trainer)
     rows, cfg, task = data["rows"], trainer.config, trainer.task
-    m1, m2, m3, m4, m5 = st.columns(5)
+    m1, m2, m3, m4, m5 = st.columns(5) if rows else (*st.columns([1, 4], vertical_alignment="center"), *[None] * 3)
     m1.metric(tr("lt.m_step"), data["step_count"])
     if not rows:
-        st.info(tr("lt.press_start"))
+        m2.info(tr("lt.press_start"))
     else:
         df, last = pd.DataFrame(rows), rows[-1]
         m2.metric(tr("lt.m_loss"), f"{last['loss']:.4f}" if np.isfinite(last["loss"]) else tr("lt.m_none"))
@@ -187,9 +194,10 @@ def live_view(trainer: Trainer) -> None:
             _warning(kind, layer, value, task)
         left, right = st.columns(2)
         with left:
-            show(loss_figure(df, task.regression, lang=lang(), noise_floor=task.loss_floor()), key="loss")
+            show(loss_figure(df, task.regression, lang=lang(), noise_floor=task.loss_floor()), key="loss",
+                 main=LIVE_MAIN_HEIGHT)
         with right:
-            show(FIGURES["training_entropy"].draw(data, lang()), key="entropy")
+            show(FIGURES["training_entropy"].draw(data, lang()), key="entropy", main=LIVE_MAIN_HEIGHT)
         st.dataframe(lessons.score_table(df, cfg.n_layers, cfg.n_heads, lang(), scores=not task.regression),
                      hide_index=True)
         if not task.regression:
@@ -197,7 +205,7 @@ def live_view(trainer: Trainer) -> None:
     if task.regression:
         _icl_example(trainer, data["maps"])
     else:
-        show(FIGURES["training_head_maps"].draw(data, lang()), key="maps")
+        show(FIGURES["training_head_maps"].draw(data, lang()), key="maps", main=not rows and LIVE_MAIN_HEIGHT)
 
 
 def _icl_example(trainer: Trainer, maps) -> None:

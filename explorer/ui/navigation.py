@@ -59,15 +59,18 @@ def page_link(lesson: Lesson, label: str, where=None, **kwargs) -> None:
         (where or st).page_link(script(lesson), label=label, **{"icon": lesson.icon, **kwargs})
 
 
-def previous_next(name: str, where=None) -> None:
-    """"Previous" and "Next" links in lesson order, with the page they lead to, and the lesson's number."""
+def previous_next(name: str, where=None, compact: bool = False) -> None:
+    """"Previous" and "Next" links in lesson order, with the page they lead to, and the lesson's number;
+    ``compact`` (lecture mode's title row): the page names and arrows only."""
     before, after = neighbours(name)
     position = [lesson.name for lesson in LESSONS].index(name) + 1 if name != HOME.name else 0
+    label = (lambda key, lesson: tr(f"page.{lesson.name}")) if compact else \
+        (lambda key, lesson: tr(key, page=tr(f"page.{lesson.name}")))
     with (where or st).container(horizontal=True, horizontal_alignment="distribute", vertical_alignment="center"):
         if before is not None:
-            page_link(before, tr("ui.previous", page=tr(f"page.{before.name}")), icon=":material/arrow_back:")
+            page_link(before, label("ui.previous", before), icon=":material/arrow_back:")
         if position:
-            st.caption(tr("ui.position", i=position, n=len(LESSONS)), width="content")
+            st.caption(tr("ui.position_short" if compact else "ui.position", i=position, n=len(LESSONS)),
+                       width="content")
         if after is not None:
-            page_link(after, tr("ui.next", page=tr(f"page.{after.name}")), icon=":material/arrow_forward:",
-                      icon_position="right")
+            page_link(after, label("ui.next", after), icon=":material/arrow_forward:", icon_position="right")

@@ -22,6 +22,8 @@ MEASURE = """() => {
   document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, i) => {
     const svg = chart.querySelector('svg.main-svg');
     if (!svg) return;
+    const title = chart.querySelector('.gtitle');
+    i = `${i} (${title ? title.textContent.slice(0, 30) : 'untitled'})`;
     const frame = box(svg);
     chart.querySelectorAll('.gtitle, .annotation-text, .legendtext').forEach(t => {
       const b = box(t);
@@ -111,3 +113,36 @@ def test_an_800_px_window_keeps_every_label_whole(browser, server_url):
     finally:
         context.close()
     assert not problems, "\n".join(problems)
+
+
+def test_dark_theme_follows_the_viewer_and_exports_stay_light(browser, server_url):
+    """A viewer whose OS prefers dark gets a dark app and dark figures; the exported SVG is light unless the
+    popover's "Dark background" is switched on."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark", accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        open_page(page, f"{server_url}/kernel_regression")
+        page.screenshot(path=str(ARTIFACTS / "dark_kernel_regression.png"))
+        app_bg = page.evaluate("getComputedStyle(document.querySelector('.stApp')).backgroundColor")
+        chart_bg = page.evaluate("getComputedStyle(document.querySelector('[data-testid=\"stPlotlyChart\"] "
+                                 "svg.main-svg')).backgroundColor")
+        r, g, b = (int(v) for v in app_bg[app_bg.index("(") + 1:app_bg.index(")")].split(",")[:3])
+        assert r + g + b < 120, app_bg
+        assert chart_bg == "rgba(0, 0, 0, 0)", chart_bg          # the figure lets the dark page show through
+        page.get_by_role("button", name="Export").first.click()
+        popover = page.locator('[data-testid="stPopoverBody"]')
+        svg_button = popover.get_by_role("button", name="SVG", exact=True)
+        svg_button.wait_for()
+        box = popover.bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 1000, box        # every button on screen
+        with page.expect_download() as download:
+            svg_button.click()
+        assert "fill: rgb(255, 255, 255)" in open(download.value.path(), encoding="utf-8").read()[:2000]
+        popover.get_by_text("Dark background").click()
+        wait_idle(page)
+        with page.expect_download() as download:
+            popover.get_by_role("button", name="SVG", exact=True).click()
+        assert "fill: rgb(14, 17, 23)" in open(download.value.path(), encoding="utf-8").read()[:2000]
+    finally:
+        context.close()

@@ -1,0 +1,85 @@
+"""The figure helpers that keep a chart readable: title wrapping, log-axis ticks, the dark-theme copy."""
+
+import math
+
+import numpy as np
+import pytest
+
+from explorer.data import dataset_arrays
+from explorer.figures.registry import FIGURES
+from explorer.figures.style import (
+    NORMAL,
+    _is_dark,
+    _log_ticks,
+    _width,
+    dark,
+    figure,
+    line_trace,
+    wrap_text,
+    wrap_title,
+)
+
+
+@pytest.mark.parametrize("text, width", [
+    ("Training loss (cross-entropy) and accuracy on held-out batches", 44),
+    ("Per-head attention entropy (mean over queries) against training step", 30),
+    ("每个头的注意力熵（对查询取平均）随训练步数的变化", 20),
+    ("short", 44),
+])
+def test_wrapped_lines_fit_and_keep_every_word(text, width):
+    lines = wrap_text(text, width)
+    assert all(_width(line) <= width for line in lines)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert len(lines) <= math.ceil(_width(text) / (width * 0.6))       # no line wasted on a short break
+
+
+def test_a_wrapped_title_gets_room_above_the_plot_and_the_original_is_untouched():
+    fig = figure([line_trace([1, 2], [1, 2], "a", "#1f77b4", style=NORMAL)],
+                 "A title that is far longer than the chart it sits on is wide", "x", "y")
+    wrapped = wrap_title(fig, 30)
+    assert wrapped is not fig and "<br>" in wrapped.layout.title.text and "<br>" not in fig.layout.title.text
+    assert wrapped.layout.margin.t > fig.layout.margin.t
+    assert wrap_title(fig, 200) is fig
+
+
+@pytest.mark.parametrize("lo, hi", [(1e-18, 1.0), (1.0, 1024.0), (8.0, 1024.0), (1.0, 40.0), (0.01, 20.0)])
+def test_log_axes_label_at_most_about_seven_ticks(lo, hi):
+    ticks = _log_ticks([{"x": np.geomspace(lo, hi, 30)}], "x")
+    decades = math.log10(hi / lo)
+    if decades < 2:
+        assert ticks == {"dtick": "D2"}          # 1, 2, 5, 10, 20, ... : at most 3 per decade
+        assert 3 * math.ceil(decades) <= 7
+    else:
+        assert decades / ticks["dtick"] <= 7
+
+
+def _figures():
+    data = dataset_arrays("sine_mix", 200, 0.3, 0)
+    yield FIGURES["fit"].figure("en", data=data, dataset="sine_mix", kernels=("gaussian",), bandwidths=(0.2,),
+                                same_width=True)
+    yield FIGURES["masking"].figure("en", length=8, d=16, kind="causal", valid=8, seed=0, wrong="post")
+    yield FIGURES["logit_std"].figure("en", n=64, seed=0, d=128)
+
+
+@pytest.mark.parametrize("fig", list(_figures()), ids=["fit", "masking", "logit_std"])
+def test_the_dark_copy_changes_colours_only_and_leaves_nothing_dark_on_dark(fig):
+    before = fig.to_plotly_json()
+    out = dark(fig)
+    assert fig.to_plotly_json() == before                    # the light figure (exports) is untouched
+    assert _is_dark(out.layout.paper_bgcolor) and _is_dark(out.layout.plot_bgcolor)
+    assert not _is_dark(out.layout.font.color)
+    for a, b in zip(fig.data, out.data, strict=True):
+        for field in ("x", "y", "z"):
+            va, vb = getattr(a, field, None), getattr(b, field, None)
+            if va is not None:
+                np.testing.assert_array_equal(np.asarray(va, dtype=object), np.asarray(vb, dtype=object))
+        for part in ("line", "marker"):
+            colour = getattr(getattr(b, part, None), "color", None)
+            assert not (isinstance(colour, str) and _is_dark(colour)), (b.name, part, colour)
+    for shape in out.layout.shapes:
+        assert not _is_dark(shape.line.color)
+
+
+def test_luminance_threshold_against_known_colours():
+    assert _is_dark("#000000") and _is_dark("#262730") and _is_dark("#555555")
+    assert not any(_is_dark(c) for c in ("#ffffff", "#e0e0e0", "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"))
