@@ -5,8 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.attention import MASK_MODES
-from explorer.figures.common import lines
-from explorer.figures.masking import gradient_heatmap, leak_bars
+from explorer.figures.masking import gradient_heatmap, leak_bars, mode_lines
 from explorer.masking import renorm_underflow
 from explorer.ui import cache
 from explorer.ui.control import lesson_page
@@ -16,12 +15,6 @@ from explorer.ui.page_controls import Masking as C
 from explorer.ui.state import lang, say, tr
 
 TOL = 1e-9
-WRONG_MODES = [m for m in MASK_MODES if m != "pre"]
-# "pre" is drawn last, thick and solid, so that the modes equal to it (dashed, dotted) never hide it
-DRAW_ORDER = [*WRONG_MODES, "pre"]
-DASHES = {"post": "solid", "post_renorm": "dash", "multiply_logits": "dot", "pre": "solid"}
-COLOURS = {"pre": "#2ca02c", "post": "#d62728", "post_renorm": "#1f77b4", "multiply_logits": "#ff7f0e"}
-
 
 
 def verdict(mode: str, r: pd.Series) -> str:
@@ -60,18 +53,18 @@ with lesson_page("masking", C.ALL, question="mk.question"):
         show_lesson("masking", ex, key="pair", main=True)
 
     st.subheader(tr("mk.verdicts"))
+    st.caption(tr("mk.sdpa"))
     st.markdown("\n".join(verdict(m, report.loc[m]) for m in MASK_MODES))
 
     st.subheader(tr("mk.rows_header"))
     pos = np.arange(length)
     left, right = st.columns(2)
     with left:
-        show(lines(pos, {m: ex[f"{m}.row_sum"] for m in DRAW_ORDER}, tr("mk.rows_title"), tr("fig.query_pos"),
-                   tr("mk.rows_y"), mode="lines+markers", height=360, dashes=DASHES, colors=COLOURS), key="row_sums")
+        show(mode_lines(pos, {m: ex[f"{m}.row_sum"] for m in MASK_MODES}, tr("mk.rows_title"), tr("fig.query_pos"),
+                        tr("mk.rows_y")), key="row_sums")
     with right:
-        show(lines(pos, {m: ex[f"{m}.output_norm"] for m in DRAW_ORDER}, tr("mk.norm_title"), tr("fig.query_pos"),
-                   tr("mk.norm_y"), mode="lines+markers", height=360, dashes=DASHES, colors=COLOURS),
-             key="output_norms")
+        show(mode_lines(pos, {m: ex[f"{m}.output_norm"] for m in MASK_MODES}, tr("mk.norm_title"),
+                        tr("fig.query_pos"), tr("mk.norm_y")), key="output_norms")
     st.markdown(tr("mk.rows_text"))
 
     st.subheader(tr("mk.leak_header"))

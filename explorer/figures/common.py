@@ -46,7 +46,7 @@ def heatmap(z: np.ndarray, x: Sequence | None, y: Sequence | None, title: str, x
     """A single heatmap; colour scale from ``zmin`` (0 for weights) with a titled colour bar."""
     z = np.asarray(z, dtype=float)
     trace = {"type": "heatmap", "z": z, "x": x, "y": y, "zmin": zmin,
-             "zmax": zmax if zmax is not None else float(np.nanmax(z)), "colorscale": colorscale,
+             "zmax": zmax if zmax is not None else float(np.nanmax(z)) or 1.0, "colorscale": colorscale,
              "colorbar": {"title": {"text": colorbar_title}},
              "hovertemplate": _hover(x_title, y_title, colorbar_title)}
     return figure([trace, *extra_traces], title, x_title, y_title, style, height, reverse_y=reverse_y)
@@ -55,16 +55,22 @@ def heatmap(z: np.ndarray, x: Sequence | None, y: Sequence | None, title: str, x
 def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence | None, y: Sequence | None,
                  title: str, x_title: str, y_title: str, cols: int | None = None,
                  zmax: float | None = None, colorbar_title: str = "weight", style: Style = NORMAL,
-                 height: int | None = None, extra_traces: Sequence[Sequence[dict]] = ()) -> go.Figure:
+                 height: int | None = None, extra_traces: Sequence[Sequence[dict]] = (),
+                 square: bool = False) -> go.Figure:
     """Small multiples on one shared colour scale (0 to the largest value of all panels).
 
-    ``extra_traces[i]`` are drawn on panel i (their axis references are filled in).
+    ``extra_traces[i]`` are drawn on panel i (their axis references are filled in); ``square``: cells are
+    square (each panel's y unit tied to its x unit).
     """
     n = len(mats)
     cols = cols or n
     rows = -(-n // cols)
-    zmax = zmax if zmax is not None else max(float(np.nanmax(m)) for m in mats)
+    zmax = zmax if zmax is not None else max(float(np.nanmax(m)) for m in mats) or 1.0   # all zero: scale 0..1
     axes, annotations, refs = grid_axes(n, cols, x_title, y_title, titles, style)
+    if square:
+        for xr, yr in refs:
+            axes["yaxis" + yr[1:]].update(scaleanchor=xr, constrain="domain")
+            axes["xaxis" + xr[1:]].update(constrain="domain")
     traces = []
     for i, m in enumerate(mats):
         xr, yr = refs[i]

@@ -11,14 +11,46 @@ from ..i18n import t
 from .common import heatmap, heatmap_grid
 from .style import NORMAL, Style, figure
 
+# how each masking mode is drawn in the line charts: "pre" (correct) first, wide and pale, so that the modes equal
+# to it, drawn over it with their own dash and marker, never hide it and it never hides them
+MODE_STYLE = {
+    "pre": {"color": "#2ca02c", "dash": "solid", "width": 3.0, "symbol": "circle-open", "size": 2.4, "opacity": 0.55},
+    "post": {"color": "#d62728", "dash": "solid", "width": 1.0, "symbol": "x", "size": 1.1, "opacity": 1.0},
+    "post_renorm": {"color": "#1f77b4", "dash": "dash", "width": 1.0, "symbol": "diamond", "size": 1.0,
+                    "opacity": 1.0},
+    "multiply_logits": {"color": "#ff7f0e", "dash": "dot", "width": 1.0, "symbol": "square", "size": 1.0,
+                        "opacity": 1.0},
+}
+MARK_COLOURS = {"weights": "#ff4b4b", "gradient": "#3a3a3a"}    # red on viridis; dark grey on the red-blue map
 
-def masked_marks(mask: np.ndarray, style: Style = NORMAL, showlegend: bool = True, lang: str = "en") -> dict:
-    """A red × on every masked cell of a heatmap (True = may attend)."""
-    qi, kj = np.nonzero(~np.asarray(mask, dtype=bool))
+
+def masked_marks(mask: np.ndarray, style: Style = NORMAL, showlegend: bool = True, lang: str = "en",
+                 on: str = "weights") -> dict:
+    """A thin × on every masked cell of a heatmap (True = may attend), smaller as the cells get smaller so that
+    the marks never cover what the cells show; red on a weight map, dark grey on a gradient map (``on``)."""
+    mask = np.asarray(mask, dtype=bool)
+    qi, kj = np.nonzero(~mask)
+    shrink = min(1.0, (8 / max(mask.shape)) ** 0.75)
+    colour = MARK_COLOURS[on]
     return {"type": "scatter", "x": kj, "y": qi, "mode": "markers", "name": t("fig.masked", lang),
             "showlegend": showlegend, "hoverinfo": "skip",
-            "marker": {"symbol": "x-thin", "size": 9 * style.marker_size / 6,
-                       "line": {"width": 1.5, "color": "#ff4b4b"}, "color": "#ff4b4b"}}
+            "marker": {"symbol": "x-thin", "size": 9 * style.marker_size / 6 * shrink,
+                       "line": {"width": 1.5 * shrink ** 0.5, "color": colour}, "color": colour}}
+
+
+def mode_lines(x: Sequence, series: dict[str, Sequence], title: str, x_title: str, y_title: str,
+               style: Style = NORMAL, height: int = 360) -> go.Figure:
+    """One line per masking mode in ``MODE_STYLE``'s order and look (series keyed by mode name)."""
+    traces = []
+    for mode, look in MODE_STYLE.items():
+        if mode in series:
+            traces.append({"type": "scatter", "x": x, "y": series[mode], "mode": "lines+markers", "name": mode,
+                           "opacity": look["opacity"],
+                           "line": {"color": look["color"], "dash": look["dash"],
+                                    "width": style.line_width * look["width"]},
+                           "marker": {"symbol": look["symbol"], "size": style.marker_size * look["size"],
+                                      "color": look["color"], "line": {"width": 1.5, "color": look["color"]}}})
+    return figure(traces, title, x_title, y_title, style, height)
 
 
 def masked_pair(left: np.ndarray, right: np.ndarray, mask: np.ndarray, titles: tuple[str, str],
@@ -38,7 +70,7 @@ def gradient_heatmap(grad: np.ndarray, mask: np.ndarray, title: str, style: Styl
     return heatmap(grad, None, None, title, t("fig.key_pos", lang), t("fig.query_pos", lang),
                    colorbar_title=t("fig.gradient", lang),
                    colorscale="RdBu", zmin=-lim, zmax=lim, height=380, style=style,
-                   extra_traces=[masked_marks(mask, style, False)])
+                   extra_traces=[masked_marks(mask, style, False, lang, on="gradient")])
 
 
 def leak_bars(modes: Sequence[str], leaks: dict[str, Sequence[float]], tol: float, style: Style = NORMAL,

@@ -321,7 +321,8 @@ def _training(trainer) -> dict:
         rows, maps = list(trainer.history), [m.numpy() for m in trainer.attention_maps()]
         steps = trainer.step_count
     return {"rows": rows, "maps": maps, "step_count": steps, "n_layers": trainer.config.n_layers,
-            "n_heads": trainer.config.n_heads, "ceiling": trainer.task.entropy_ceiling()}
+            "n_heads": trainer.config.n_heads, "ceiling": trainer.task.entropy_ceiling(),
+            "block": trainer.task.map_block(trainer.example)}
 
 
 @lesson_figure("training_entropy", "live_training", _training)
@@ -333,7 +334,7 @@ def _draw_entropy(r: dict, lang: str):
 
 @lesson_figure("training_head_maps", "live_training", _training)
 def _draw_maps(r: dict, lang: str):
-    return tfig.attention_maps_figure(r["maps"], lang=lang)
+    return tfig.attention_maps_figure(r["maps"], lang=lang, block=r.get("block"))
 
 
 # --------------------------------------------------------------------------- Efficient attention

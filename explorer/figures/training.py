@@ -54,14 +54,28 @@ def entropy_figure(df: pd.DataFrame, n_layers: int, n_heads: int, ceiling: float
 
 
 def attention_maps_figure(maps: list[np.ndarray], style: Style = NORMAL, lang: str = "en",
-                          x_title: str | None = None, y_title: str | None = None) -> go.Figure:
-    """Layer × head grid of attention maps on the held-out example, one colour scale (0 to 1)."""
+                          x_title: str | None = None, y_title: str | None = None,
+                          block: tuple[int, int, int, int] | None = None) -> go.Figure:
+    """Layer × head grid of attention maps on the held-out example, one colour scale (0 to 1), square cells;
+    ``block`` = (first query, last query, first key, last key) is outlined on every map (the induction task's
+    repeat over its first copy)."""
     n_layers, n_heads = len(maps), maps[0].shape[0]
     mats = [maps[layer][h] for layer in range(n_layers) for h in range(n_heads)]
     titles = [t("fig.layer_head", lang, layer=layer, head=h) for layer in range(n_layers) for h in range(n_heads)]
-    return heatmap_grid(mats, titles, None, None, t("fig.maps_title", lang), x_title or t("fig.key_position", lang),
-                        y_title or t("fig.query_position", lang), cols=n_heads, zmax=1.0, style=style,
-                        height=max(300, 260 * n_layers), colorbar_title=t("fig.weight", lang))
+    fig = heatmap_grid(mats, titles, None, None, t("fig.maps_title", lang), x_title or t("fig.key_position", lang),
+                       y_title or t("fig.query_position", lang), cols=n_heads, zmax=1.0, style=style,
+                       height=max(320, 320 * n_layers), colorbar_title=t("fig.weight", lang), square=True)
+    if block is not None:
+        q0, q1, k0, k1 = block
+        for i in range(len(mats)):
+            k = "" if i == 0 else str(i + 1)
+            fig.add_shape(type="rect", xref=f"x{k}", yref=f"y{k}", x0=k0 - 0.5, x1=k1 + 0.5, y0=q0 - 0.5,
+                          y1=q1 + 0.5, line={"color": "#ffffff", "width": style.line_width * 0.75, "dash": "dot"})
+        fig.add_trace({"type": "scatter", "x": [None], "y": [None], "mode": "lines", "showlegend": True,
+                       "name": t("fig.repeat_block", lang), "line": {"color": "#888888", "dash": "dot"}})
+        fig.update_layout(showlegend=True, margin_b=(fig.layout.margin.b or 60) + 40,
+                          legend={"orientation": "h", "yref": "container", "y": 0.0, "yanchor": "bottom", "x": 0.0})
+    return fig
 
 
 def icl_figure(x: np.ndarray, y: np.ndarray, is_query: np.ndarray, prediction: np.ndarray,

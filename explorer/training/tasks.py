@@ -83,6 +83,11 @@ class Task:
         """The lowest loss any model can reach on average (the noise variance), or None when it is 0."""
         return None
 
+    def map_block(self, example: Batch) -> tuple[int, int, int, int] | None:
+        """A block of the attention maps worth outlining on the held-out example, as (first query, last query,
+        first key, last key) positions, or None."""
+        return None
+
     def batch(self, size: int, gen: torch.Generator) -> Batch:
         raise NotImplementedError
 
@@ -152,6 +157,12 @@ class Induction(Task):
             loss_mask[b, p:2 * p - 1] = True             # predict tokens 2..p of the repeat
             prev_rows[b, 1:p] = True
         return Batch(x, torch.roll(x, -1, dims=1), loss_mask, prev_rows=prev_rows, ind_rows=loss_mask.clone())
+
+    def map_block(self, example: Batch) -> tuple[int, int, int, int]:
+        """The repeat's queries (p .. 2p-1) over the first copy's keys (0 .. p-1): an induction head's stripe,
+        one key right of the diagonal of this block (query p+i reads key i+1), lies inside it."""
+        p = int(example.prev_rows[0].sum()) + 1
+        return p, 2 * p - 1, 0, p - 1
 
 
 class SineICL(Task):

@@ -30,7 +30,8 @@ def show(fig, key: str, main: bool | int = False) -> None:
     cap = LECTURE_MAIN_HEIGHT if main is True else int(main)
     if lecture and cap and fig.layout.height > cap:      # in lecture mode ``fig`` is restyle's copy
         fig.layout.height = cap
-    st.plotly_chart(dark(fig, "rgba(0,0,0,0)") if dark_theme() else fig, key=key, theme=None, config={"displaylogo": False})
+    drawn = dark(fig, "rgba(0,0,0,0)") if dark_theme() else fig
+    st.plotly_chart(drawn, key=key, theme=None, config={"displaylogo": False})
     export_control(fig, key)           # exports are light (slides, paper) unless the popover asks for dark
 
 

@@ -38,7 +38,8 @@ from .state import lang, lecture_mode, say, tr
 TICK = 0.5                      # seconds between redraws while training
 LIVE_MAIN_HEIGHT = 320          # px in lecture mode: the live charts under the buttons and metrics, on screen
 TICK_BUDGET = 0.3               # seconds of training per tick (shorter than the tick)
-LRS = (1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 10.0, 100.0, 1000.0)
+# the useful range (1e-4 to 0.3) takes most of the slider; 1 and 1000 stay to show what "too high" does
+LRS = (1e-4, 2e-4, 3e-4, 5e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2, 3e-2, 5e-2, 0.1, 0.3, 1.0, 1000.0)
 TEMPS = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
 
 
@@ -165,13 +166,27 @@ def advance(trainer: Trainer) -> None:
         st.error(say(trainer.stopped))
 
 
-def _warning(kind: str, layer: int, value, task) -> None:
-    if kind == "collapsed":
-        key = "lt.collapsed" if task.sharp_heads_expected else "lt.collapsed_problem"
-        (st.info if task.sharp_heads_expected else st.warning)(
-            tr(key, layer=layer, head=value, nats=COLLAPSE_NATS, steps=COLLAPSE_STEPS))
-    else:
-        st.warning(tr("lt.duplicate", layer=layer, sim=f"{value:.2f}"))
+def compact(value: float) -> str:
+    """A metric tile's number: 4 decimals up to 10⁴, then 3 significant digits ("1.27e+09"), never a long row of
+    digits; a non-finite value as a dash."""
+    if not np.isfinite(value):
+        return tr("lt.m_none")
+    return f"{value:.4f}" if abs(value) < 1e4 else f"{value:.3g}"
+
+
+def _head_notes(notes: list, task) -> None:
+    """The heads' notices (collapsed, duplicate) as one box: a warning if any of them is a problem for this task."""
+    lines, problem = [], False
+    for kind, layer, value in notes:
+        if kind == "collapsed":
+            key = "lt.collapsed" if task.sharp_heads_expected else "lt.collapsed_problem"
+            problem |= not task.sharp_heads_expected
+            lines.append(tr(key, layer=layer, head=value, nats=COLLAPSE_NATS, steps=COLLAPSE_STEPS))
+        else:
+            problem = True
+            lines.append(tr("lt.duplicate", layer=layer, sim=f"{value:.2f}"))
+    text = lines[0] if len(lines) == 1 else "\n".join(f"- {line}" for line in lines)
+    (st.warning if problem else st.info)(text)
 
 
 def live_view(trainer: Trainer) -> None:
@@ -186,18 +201,20 @@ def live_view(trainer: Trainer) -> None:
         m2.info(tr("lt.press_start"))
     else:
         df, last = pd.DataFrame(rows), rows[-1]
-        m2.metric(tr("lt.m_loss"), f"{last['loss']:.4f}" if np.isfinite(last["loss"]) else tr("lt.m_none"))
+        # after a stop, the tile shows the last good step's loss and says so (the message names the bad value)
+        m2.metric(tr("lt.m_loss_last") if trainer.stopped else tr("lt.m_loss"), compact(last["loss"]))
         m3.metric(tr("lt.m_acc"), tr("lt.m_none") if np.isnan(last["accuracy"]) else f"{last['accuracy']:.1%}")
         m4.metric(tr("lt.m_lr"), f"{last['lr']:.2g}")
         m5.metric(tr("lt.m_temp"), f"{last['temperature']:.2g}")
-        for kind, layer, value in head_warnings(rows, cfg.n_layers, cfg.n_heads, task.entropy_ceiling()):
-            _warning(kind, layer, value, task)
+        notes = head_warnings(rows, cfg.n_layers, cfg.n_heads, task.entropy_ceiling())
         left, right = st.columns(2)
         with left:
             show(loss_figure(df, task.regression, lang=lang(), noise_floor=task.loss_floor()), key="loss",
                  main=LIVE_MAIN_HEIGHT)
         with right:
             show(FIGURES["training_entropy"].draw(data, lang()), key="entropy", main=LIVE_MAIN_HEIGHT)
+        if notes:                    # below the charts, in one box: several heads would push the charts off screen
+            _head_notes(notes, task)
         st.dataframe(lessons.score_table(df, cfg.n_layers, cfg.n_heads, lang(), scores=not task.regression),
                      hide_index=True)
         if not task.regression:

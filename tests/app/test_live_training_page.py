@@ -71,3 +71,52 @@ def test_every_task_and_architecture_control():
     at.number_input(key="train.seed").set_value(4).run()
     assert_clean(at)
     assert at.session_state["train.trainer"].config.n_heads == 4
+
+
+def test_after_a_stop_the_loss_tile_is_short_and_says_it_is_the_last_good_step():
+    at = page("live_training")
+    at.select_slider(key="train.lr").set_value(1000.0)
+    at.slider(key="train.warmup").set_value(0).run()
+    buttons(at)["Start"].click().run()
+    for _ in range(4):
+        at.run()
+    trainer = at.session_state["train.trainer"]
+    assert trainer.stopped is not None
+    metrics = {m.label: m.value for m in at.metric}
+    assert "loss (last good step)" in metrics and "loss" not in metrics
+    value = metrics["loss (last good step)"]
+    assert len(value) <= 10 and abs(float(value) / trainer.history[-1]["loss"] - 1) < 1e-2
+
+
+def test_head_notices_come_in_one_box_under_the_charts():
+    """Reverse trained 300 steps raises a collapse note for every head and a near-duplicate note: all in one box."""
+    from explorer.training import head_warnings
+
+    at = page("live_training")
+    trainer = at.session_state["train.trainer"]
+    trainer.step(300)
+    at.run()
+    assert_clean(at)
+    notes = head_warnings(trainer.history, trainer.config.n_layers, trainer.config.n_heads,
+                          trainer.task.entropy_ceiling())
+    assert len(notes) >= 2
+    boxes = [a for a in (*at.warning, *at.info) if "layer" in a.value.lower()]
+    assert len(boxes) == 1 and boxes[0].value.count("\n- ") == len(notes) - 1
+
+
+def test_induction_maps_have_square_cells_and_outline_the_repeat():
+    """The outlined block is the repeat's queries over the first copy's keys, found here from the tokens."""
+    import json
+
+    from explorer.ui import live
+    at = page("live_training")
+    at.selectbox(key="train.task").set_value("induction").run()
+    tokens = at.session_state["train.trainer"].example.inputs[0].tolist()
+    p = next(p for p in range(2, len(tokens) // 2 + 1) if tokens[p:2 * p] == tokens[:p])
+    spec = next(json.loads(e.proto.spec) for e in at.get("plotly_chart") if "maps" in e.proto.id)
+    rects = [s for s in spec["layout"]["shapes"] if s["type"] == "rect"]
+    assert len(rects) == 4 and all((r["y0"], r["y1"], r["x0"], r["x1"]) == (p - 0.5, 2 * p - 0.5, -0.5, p - 0.5)
+                                   for r in rects)
+    y_axes = [v for k, v in spec["layout"].items() if k.startswith("yaxis")]
+    assert len(y_axes) == 4 and all(a.get("scaleanchor", "").startswith("x") for a in y_axes)
+    assert live.compact(1266926878.0) == "1.27e+09" and live.compact(0.12345) == "0.1235"

@@ -45,3 +45,39 @@ def test_masking_leak_chart_marks_post_and_multiply_as_leaking():
             leaks[mode] = max(leaks.get(mode, 0.0), float(y))
     assert leaks["pre"] == 0 and leaks["post_renorm"] < 1e-9
     assert leaks["post"] > 1e-3 and leaks["multiply_logits"] > 1e-3
+
+
+def _chart_spec(at, key):
+    import json
+    return next(json.loads(el.proto.spec) for el in at.get("plotly_chart") if key in el.proto.id)
+
+
+def test_masking_details_hold_in_front_of_a_class():
+    """Every mode visible in the row-sum charts (pre first and widest, no two modes drawn alike); weight colours
+    start at 0 even when every weight is 0; masked-cell marks shrink with the cells and are not red on the
+    gradient map; SDPA is said in words."""
+    at = page("masking")
+    at.session_state["mask.kind"] = "padding"
+    at.session_state["mask.valid"] = 0
+    at.run()
+    assert_clean(at)
+    for key in ("row_sums", "output_norms"):
+        traces = _chart_spec(at, key)["data"]
+        assert traces[0]["name"] == "pre"
+        looks = {(t["line"]["dash"], t["marker"]["symbol"]) for t in traces}
+        assert len(looks) == len(traces) == 4
+        assert traces[0]["line"]["width"] > max(t["line"]["width"] for t in traces[1:])
+    pair = _chart_spec(at, "pair")
+    axis = pair["layout"]["coloraxis"]
+    assert axis["cmin"] == 0 and axis["cmax"] > 0
+    assert any("scaled_dot_product_attention" in c.value for c in at.caption)
+
+    def marks(length):
+        at.session_state["mask.kind"] = "causal"
+        at.session_state["mask.length"] = length
+        at.run()
+        trace = next(t for t in _chart_spec(at, "grad_heatmap")["data"] if t["type"] == "scatter")
+        return trace["marker"]
+    small, large = marks(32), marks(8)
+    assert small["size"] < 0.5 * large["size"]
+    assert small["color"] != "#ff4b4b"
