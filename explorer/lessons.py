@@ -120,6 +120,18 @@ def score_table(history, n_layers: int, n_heads: int, lang: str = "en", scores: 
     return pd.DataFrame(rows)
 
 
+def fit_table(curves: list[dict], n_grid: int, lang: str = "en"):
+    """The Kernel regression readout as a table, one row per curve of the fit figure: its label, the MSE against
+    the true function (blank for an upload) and how many of the ``n_grid`` queries have no estimate."""
+    import pandas as pd
+
+    from .figures.registry import curve_label
+    from .i18n import t
+    return pd.DataFrame([{t("kr.col_curve", lang): curve_label(c, lang),
+                          t("kr.col_mse", lang): None if c["mse"] is None else round(float(c["mse"]), 4),
+                          t("kr.col_undefined", lang): f"{c['undefined']} / {n_grid}"} for c in curves])
+
+
 def icl_view(example: dict, maps: list[np.ndarray]) -> dict:
     """The sine_icl example as the page draws it: queries (rows) and context points (columns) each sorted by
     x, so a head that weights nearby x draws a diagonal band as in the NW heatmap; NW's estimate at the

@@ -25,12 +25,13 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question"):
     left, right = st.columns([1, 2])
     with left:
         kernel_bandwidth_controls(ds)
-        compare = C.COMPARE.draw()
+        kernel = st.session_state["nw.kernel"]
+        compare = C.COMPARE.draw(options=[k for k in KERNELS if k != kernel])
         same_width = C.SAME_WIDTH.draw()
         overlay = C.OVERLAY.draw() and C.OVERLAY_H.draw()
 
-    kernel, h = st.session_state["nw.kernel"], st.session_state["nw.bandwidth"]
-    kernels = (kernel, *(k for k in compare if k != kernel))
+    h = st.session_state["nw.bandwidth"]
+    kernels = (kernel, *compare)
     bandwidths = (h, *(b for b in overlay or () if b != h))
     try:
         data = cache.dataset(*ds)
@@ -42,14 +43,17 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question"):
 
     with right:
         show_lesson("fit", fit, main=True)
-        for curve in fit["curves"]:
-            label = curve_label(curve, lang())
-            line = (tr("kr.readout", label=label, mse=f"{curve['mse']:.4f}") if data["true"] is not None
-                    else tr("kr.readout_upload", label=label))
-            if curve["undefined"]:
-                line += tr("kr.undefined", n=curve["undefined"], m=len(data["x_grid"]),
-                           kernel=tr(f"kernel.{curve['kernel']}"))
-            st.markdown(line + ".")
+        if len(fit["curves"]) <= 2:
+            for curve in fit["curves"]:
+                label = curve_label(curve, lang())
+                line = (tr("kr.readout", label=label, mse=f"{curve['mse']:.4f}") if data["true"] is not None
+                        else tr("kr.readout_upload", label=label))
+                if curve["undefined"]:
+                    line += tr("kr.undefined", n=curve["undefined"], m=len(data["x_grid"]),
+                               kernel=tr(f"kernel.{curve['kernel']}"))
+                st.markdown(line + ".")
+        else:                           # many curves: one table, not a paragraph per curve
+            st.dataframe(lessons.fit_table(fit["curves"], len(data["x_grid"]), lang()), hide_index=True)
 
     st.subheader(tr("kr.kernels"))
     show_lesson("kernel_shapes", cache.lesson_data("kernel_shapes", kernels=kernels), key="shapes")

@@ -74,13 +74,14 @@ def _draw_shapes(d: dict, lang: str):
 
 def _fit(data: Mapping, dataset: str, kernels: tuple[str, ...], bandwidths: tuple[float, ...],
          same_width: bool) -> dict:
-    """One curve per (kernel, bandwidth); compared kernels at the first kernel's effective width when asked."""
+    """The first (chosen) kernel at every bandwidth, each compared kernel at the first bandwidth only (at most
+    3 + 5 curves, one colour each); compared kernels at the first kernel's effective width when asked."""
     from ..kernels import equivalent_bandwidth
     from ..regression import defined_mse, nadaraya_watson
 
     curves = []
-    for k in kernels:
-        for b in bandwidths:
+    for i, k in enumerate(kernels):
+        for b in bandwidths if i == 0 else bandwidths[:1]:
             hk = equivalent_bandwidth(b, k, reference=kernels[0]) if same_width else b
             est = nadaraya_watson(data["x_grid"], data["x"], data["y"], k, hk).numpy()
             mse = defined_mse(est, data["true"])[0] if data["true"] is not None else None

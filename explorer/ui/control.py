@@ -118,13 +118,17 @@ class Control:
         return format(option, self.fmt) if self.fmt else str(option)
 
     def draw(self, where: Any = st, *, hi: float | None = None, label: dict | None = None,
-             help: dict | None = None, **extra) -> Any:
+             help: dict | None = None, options: Sequence | None = None, **extra) -> Any:
         """Draw the widget in ``where`` (``st``, a column, the sidebar) and return its value. ``hi`` lowers a
-        slider's upper bound for this run (the value is clamped to it); ``label``/``help`` fill placeholders
+        slider's upper bound for this run (the value is clamped to it); ``options`` narrows a multiselect's
+        choices for this run (chosen values no longer offered are dropped); ``label``/``help`` fill placeholders
         of their texts; ``extra`` goes to the widget (e.g. ``disabled``)."""
         state = st.session_state
         if self.key not in state:
             state[self.key] = self.default_value()
+        choices = list(self.options if options is None else options) if self.options is not None else None
+        if self.widget == "multiselect" and options is not None:
+            state[self.key] = [v for v in state[self.key] if v in choices]
         text = tr(self.label, **(label or {}))
         shown = extra.pop("format_func", self.format)
         common = {"key": self.key, "help": tr(self.help, **(help or {})) if self.help else None,
@@ -137,11 +141,11 @@ class Control:
         if self.widget == "number":
             return where.number_input(text, int(self.lo), int(self.hi), step=self.step or 1, **common)
         if self.widget == "select_slider":
-            return where.select_slider(text, options=list(self.options), format_func=shown, **common)
+            return where.select_slider(text, options=choices, format_func=shown, **common)
         if self.widget == "select":
-            return where.selectbox(text, list(self.options), format_func=shown, **common)
+            return where.selectbox(text, choices, format_func=shown, **common)
         if self.widget == "multiselect":
-            return where.multiselect(text, list(self.options), format_func=shown, placeholder=tr("ui.choose"),
+            return where.multiselect(text, choices, format_func=shown, placeholder=tr("ui.choose"),
                                      max_selections=self.max_selections, **common)
         return (where.toggle if self.widget == "toggle" else where.checkbox)(text, **common)
 

@@ -166,7 +166,12 @@ def kernel_bandwidth_controls(ds: tuple) -> None:
 
 
 def _typed_bandwidth() -> None:
+    """Apply the typed bandwidth: an empty box does nothing; a number outside the range gets one sentence and
+    changes nothing; a number between two slider steps moves the slider to the nearest and says so."""
     text = st.session_state.get("nw.typed", "").strip()
+    st.session_state["nw.typed_error"] = st.session_state["nw.typed_note"] = None
+    if not text:
+        return
     try:
         h = float(text.replace(",", "."))          # a decimal comma is accepted too
     except ValueError:
@@ -175,16 +180,23 @@ def _typed_bandwidth() -> None:
         st.session_state["nw.typed_error"] = tr("nw.typed_error", text=text[:40], lo=f"{BANDWIDTHS[0]:g}",
                                                 hi=f"{BANDWIDTHS[-1]:g}")
         return
-    st.session_state["nw.typed_error"] = None
-    st.session_state["nw.bandwidth"] = snap_bandwidth(h)
+    snapped = snap_bandwidth(h)
+    st.session_state["nw.bandwidth"] = snapped
+    if not math.isclose(snapped, h, rel_tol=1e-9):
+        st.session_state["nw.typed_note"] = tr("nw.typed_snapped", typed=f"{h:g}", h=f"{snapped:g}",
+                                               pct=f"{abs(snapped / h - 1):.1%}")
 
 
 def typed_bandwidth_control() -> None:
-    """A text box for typing a bandwidth; bad input gets one sentence and changes nothing."""
-    st.text_input(tr("nw.typed"), key="nw.typed", on_change=_typed_bandwidth, placeholder="0.3",
+    """A text box for typing a bandwidth (its placeholder is the current h); bad input gets one sentence and
+    changes nothing, a value between slider steps says which step it became."""
+    st.text_input(tr("nw.typed"), key="nw.typed", on_change=_typed_bandwidth,
+                  placeholder=f"{st.session_state['nw.bandwidth']:g}",
                   help=tr("nw.typed_help", lo=f"{BANDWIDTHS[0]:g}", hi=f"{BANDWIDTHS[-1]:g}"))
     if st.session_state.get("nw.typed_error"):
         st.error(st.session_state["nw.typed_error"])
+    elif st.session_state.get("nw.typed_note"):
+        st.caption(st.session_state["nw.typed_note"])
 
 
 def set_bandwidth_button(label: str, value: float, key: str) -> None:

@@ -19,6 +19,7 @@ _BASE_CSS = """
 @media (max-width: 1000px) {
   section[data-testid="stSidebar"][data-collapsed="false"] { width: 220px !important; min-width: 220px !important; }
   [data-testid="stMainBlockContainer"] { padding-left: 1.25rem; padding-right: 1.25rem; }
+  [data-testid="stSidebar"] .katex { font-size: 0.95em; }
   [data-testid="stHorizontalBlock"]:has([data-testid="stPlotlyChart"]) { flex-wrap: wrap; }
   [data-testid="stHorizontalBlock"]:has([data-testid="stPlotlyChart"]) > [data-testid="stColumn"] {
     min-width: 100%; }

@@ -65,5 +65,41 @@ def test_overlay_and_compare_add_lines():
     at.toggle(key="nw.overlay").set_value(True).run()
     at.multiselect(key="nw.compare").set_value(["laplace"]).run()
     assert_clean(at)
-    # 1 kernel x 1 h  ->  2 kernels x 3 bandwidths (the presets 0.01, 0.2 = h, 5)
-    assert len(chart_data(at, "fit")) == n_before - 1 + 6
+    # 1 kernel x 1 h  ->  the chosen kernel at the 3 presets (0.01, 0.2 = h, 5) + Laplace at h
+    assert len(chart_data(at, "fit")) == n_before - 1 + 4
+
+
+def test_every_kernel_and_every_overlay_stay_readable():
+    """All five other kernels compared with three bandwidths overlaid: 3 + 5 = 8 curves, 8 different colours, one
+    table row each instead of a sentence each; the compare list never offers the chosen kernel, and choosing a
+    compared kernel as the main one drops it from the comparison."""
+    from explorer.kernels import KERNELS
+
+    at = page("kernel_regression")
+    offered = at.multiselect(key="nw.compare").options
+    assert "Gaussian" not in offered and len(offered) == len(KERNELS) - 1
+    at.toggle(key="nw.overlay").set_value(True).run()
+    at.multiselect(key="nw.compare").set_value([k for k in KERNELS if k != "gaussian"]).run()
+    assert_clean(at)
+    curves = [t for t in chart_data(at, "fit") if t.get("mode") == "lines" and "h = " in t.get("name", "")]
+    assert len(curves) == 3 + len(KERNELS) - 1
+    assert len({t["line"]["color"] for t in curves}) == len(curves)
+    table = at.dataframe[0].value
+    assert len(table) == len(curves) and not any("MSE against" in m.value for m in at.markdown)
+    at.selectbox(key="nw.kernel").set_value("laplace").run()
+    assert_clean(at)
+    assert "laplace" not in at.session_state["nw.compare"] and "Laplace" not in at.multiselect(key="nw.compare").options
+
+
+def test_the_typed_bandwidth_box_shows_h_says_when_it_snaps_and_ignores_an_empty_box():
+    at = page("kernel_regression")
+    at.select_slider(key="nw.bandwidth").set_value(0.5).run()
+    assert at.text_input(key="nw.typed").proto.placeholder == "0.5"
+    at.text_input(key="nw.typed").input("0.7").run()
+    assert_clean(at)
+    h = at.session_state["nw.bandwidth"]
+    assert h != 0.7 and abs(h / 0.7 - 1) < 0.03
+    assert any("0.7 lies between two steps" in c.value and f"h = {h:g}" in c.value for c in at.caption)
+    at.text_input(key="nw.typed").input("").run()
+    assert_clean(at)
+    assert not at.error and at.session_state["nw.bandwidth"] == h

@@ -11,6 +11,7 @@ from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.test_browser import CHART, wait_idle
 
 PAGES = ["", *(lesson.name for lesson in LESSONS)]         # "" = the landing page
+ALL_KERNELS = "kernel_regression?nw.compare=boxcar,constant,epanechnikov,triangular,laplace&nw.overlay=1"
 
 # Boxes of what must not be cut or overlap, measured in the page. Plotly draws titles, annotations and tick labels
 # as SVG text: a title wider than its chart is clipped, and neighbouring tick labels can collide.
@@ -40,7 +41,8 @@ MEASURE = """() => {
   document.querySelectorAll('[data-testid="stMain"] h1').forEach(h => {
     if (h.scrollWidth > h.clientWidth + 1) out.problems.push(`title "${h.textContent}" is cut`);
   });
-  const labels = '[data-testid="stMain"] button p, [data-testid="stMain"] [data-testid="stPageLink"] p';
+  const labels = '[data-testid="stMain"] button p, [data-testid="stMain"] [data-testid="stPageLink"] p, '
+    + '[data-baseweb="tag"] span';
   document.querySelectorAll(labels).forEach(p => {
     if (p.scrollWidth > p.clientWidth + 1) out.problems.push(`label "${p.textContent}" is cut`);
   });
@@ -103,9 +105,9 @@ def test_an_800_px_window_keeps_every_label_whole(browser, server_url):
     page.set_default_timeout(60_000)
     problems = []
     try:
-        for name in PAGES:
+        for name in (*PAGES, ALL_KERNELS):
             open_page(page, f"{server_url}/{name}")
-            page.screenshot(path=str(ARTIFACTS / f"w800_{name or 'home'}.png"))
+            page.screenshot(path=str(ARTIFACTS / f"w800_{name.split('?')[0] or 'home'}.png"))
             m = page.evaluate(MEASURE)
             problems += [f"{name or 'home'}: {p}" for p in m["problems"] if "tick" not in p]
             if m["sidebar"] > 240:
