@@ -40,7 +40,8 @@ with lesson_page("attention_heatmap", C.ALL, question="ah.question"):
         st.caption(note)
 
     st.subheader(tr("ah.one_query"))
-    qi = round(C.QUERY_POS.draw() * (len(xq) - 1))
+    lo, hi = float(np.floor(xq[0] * 100) / 100), float(np.ceil(xq[-1] * 100) / 100)
+    qi = int(np.abs(xq - C.QUERY_X.draw(lo=lo, hi=hi)).argmin())       # the query nearest the chosen x
     c1, c2 = st.columns(2)
     with c1:
         show(query_row_figure(data["x"], data["y"], w[qi], float(xq[qi]), float(res["estimate"][qi]),

@@ -90,6 +90,14 @@ def _fit(data: Mapping, dataset: str, kernels: tuple[str, ...], bandwidths: tupl
     return {**data, "dataset": dataset, "curves": curves}
 
 
+def upload_axes(data: Mapping, lang: str) -> tuple[str, str] | None:
+    """An upload's axis titles: its column names (and "standardised" when the values were), else None."""
+    if "columns" not in data:
+        return None
+    suffix = t("fig.standardised", lang) if data["standardised"] else ""
+    return tuple(f"{name}{suffix}" for name in data["columns"])
+
+
 def curve_label(curve: Mapping, lang: str) -> str:
     return f"{t('kernel.' + curve['kernel'], lang)}, h = {curve['h']:.3g}"
 
@@ -98,7 +106,8 @@ def curve_label(curve: Mapping, lang: str) -> str:
 def _draw_fit(d: dict, lang: str):
     return rfig.fit_figure(d["x"], d["y"], d["x_grid"], d["true"], {curve_label(c, lang): c["estimate"]
                                                                   for c in d["curves"]},
-                           title=t("kr.fit_title", lang, dataset=dataset_label(d["dataset"], lang)), lang=lang)
+                           title=t("kr.fit_title", lang, dataset=dataset_label(d["dataset"], lang)), lang=lang,
+                           axes=upload_axes(d, lang))
 
 
 def _loo(data: Mapping, kernels: tuple[str, ...], same_width: bool) -> dict:
@@ -386,7 +395,7 @@ def _draw_zoo(z: dict, lang: str):
                            {t("ef.exact", lang, h=f"{z['h']:g}"): z["exact"],
                             t("ef.rf", lang, m=z["m"], kind=t(f"ef.kind_{z['kind']}", lang)): z["rf"],
                             t("ef.elu", lang): z["elu"]},
-                           title=t("ef.zoo_title", lang), lang=lang)
+                           title=t("ef.zoo_title", lang), lang=lang, axes=upload_axes(z, lang))
 
 
 def _rf_error(data: Mapping, h: float, kind: str, seed: int, draws: int = 6) -> dict:

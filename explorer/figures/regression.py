@@ -24,12 +24,14 @@ def data_traces(x: np.ndarray, y: np.ndarray, x_grid: np.ndarray, true_y: np.nda
 
 def fit_figure(x: np.ndarray, y: np.ndarray, x_grid: np.ndarray, true_y: np.ndarray | None,
                estimates: Mapping[str, np.ndarray], title: str = "Nadaraya-Watson fit",
-               style: Style = NORMAL, lang: str = "en") -> go.Figure:
-    """Training points, the noise-free function, and one line per estimate (NaN = undefined)."""
+               style: Style = NORMAL, lang: str = "en", axes: tuple[str, str] | None = None) -> go.Figure:
+    """Training points, the noise-free function, and one line per estimate (NaN = undefined); ``axes``: the
+    axis titles (an upload's column names), else the built-in datasets' x and y."""
     traces = data_traces(x, y, x_grid, true_y, style, lang)
     for i, (label, est) in enumerate(estimates.items()):
         traces.append(line_trace(x_grid, est, label, PALETTE[i % len(PALETTE)], style, connectgaps=False))
-    return figure(traces, title, t("fig.x", lang), t("fig.y", lang), style)
+    x_title, y_title = axes or (t("fig.x", lang), t("fig.y", lang))
+    return figure(traces, title, x_title, y_title, style)
 
 
 def kernel_shapes_figure(kernel_names: Sequence[str], style: Style = NORMAL, lang: str = "en") -> go.Figure:

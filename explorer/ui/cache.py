@@ -44,7 +44,8 @@ def dataset(name: str, n: int, noise: float, seed: int) -> dict[str, np.ndarray 
         if up is None or f"upload:{up['sha']}" != name:
             raise ValueError("The uploaded data is no longer available: upload the file again.")
         x, y = up["x"], up["y"]
-        return {"x": x, "y": y, "x_grid": np.linspace(x.min(), x.max(), 400), "true": None}
+        return {"x": x, "y": y, "x_grid": np.linspace(x.min(), x.max(), 400), "true": None,
+                "columns": up["columns"], "standardised": up["standardised"]}
     return dataset_arrays(name, n, noise, seed)
 
 

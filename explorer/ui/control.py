@@ -117,10 +117,10 @@ class Control:
             return tr(f"{self.names}{option}")
         return format(option, self.fmt) if self.fmt else str(option)
 
-    def draw(self, where: Any = st, *, hi: float | None = None, label: dict | None = None,
+    def draw(self, where: Any = st, *, lo: float | None = None, hi: float | None = None, label: dict | None = None,
              help: dict | None = None, options: Sequence | None = None, **extra) -> Any:
-        """Draw the widget in ``where`` (``st``, a column, the sidebar) and return its value. ``hi`` lowers a
-        slider's upper bound for this run (the value is clamped to it); ``options`` narrows a multiselect's
+        """Draw the widget in ``where`` (``st``, a column, the sidebar) and return its value. ``lo``/``hi`` narrow
+        a slider's range for this run (the value is clamped into it); ``options`` narrows a multiselect's
         choices for this run (chosen values no longer offered are dropped); ``label``/``help`` fill placeholders
         of their texts; ``extra`` goes to the widget (e.g. ``disabled``)."""
         state = st.session_state
@@ -134,10 +134,10 @@ class Control:
         common = {"key": self.key, "help": tr(self.help, **(help or {})) if self.help else None,
                   "on_change": self.on_change, **extra}
         if self.widget == "slider":
-            top = self.hi if hi is None else hi
-            state[self.key] = min(state[self.key], type(state[self.key])(top))
-            return where.slider(text, type(state[self.key])(self.lo), type(state[self.key])(top), step=self.step,
-                                **common)
+            kind = type(state[self.key])
+            bottom, top = kind(self.lo if lo is None else lo), kind(self.hi if hi is None else hi)
+            state[self.key] = min(max(state[self.key], bottom), top)
+            return where.slider(text, bottom, top, step=self.step, **common)
         if self.widget == "number":
             return where.number_input(text, int(self.lo), int(self.hi), step=self.step or 1, **common)
         if self.widget == "select_slider":

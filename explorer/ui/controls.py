@@ -74,20 +74,24 @@ def dataset_controls() -> tuple:
     """Dataset pickers in the sidebar, shared by every page that uses the data.
 
     Returns the key of the dataset to use, ``(name, n, noise, seed)``, for the cached functions in
-    ``explorer.ui.cache``. An uploaded file that is rejected leaves the previous dataset in place.
+    ``explorer.ui.cache``. An uploaded file that is rejected leaves the previous dataset in place, and the
+    reason is said twice: under the uploader, and at the top of the page, above the figure that did not change.
     """
     init_state({"data.last_valid": tuple(c.default for c in (DATASET, N, NOISE, SEED))})
     with st.sidebar:
         st.subheader(tr("data.header"))
         DATASET.draw()
         if st.session_state["data.name"] == UPLOAD:
-            return _upload_controls()
-        st.latex(DATASETS[st.session_state["data.name"]].formula)
-        N.draw()
-        NOISE.draw()
-        SEED.draw()
-    ds = (st.session_state["data.name"], st.session_state["data.n"], st.session_state["data.noise"],
-          st.session_state["data.seed"])
+            ds, problem = _upload_controls()
+        else:
+            st.latex(DATASETS[st.session_state["data.name"]].formula)
+            N.draw()
+            NOISE.draw()
+            SEED.draw()
+            ds, problem = (st.session_state["data.name"], st.session_state["data.n"], st.session_state["data.noise"],
+                           st.session_state["data.seed"]), None
+    if problem:
+        st.error(problem)
     st.session_state["data.last_valid"] = ds
     return ds
 
@@ -97,42 +101,58 @@ def dataset_label(name: str) -> str:
     return tr("data.your_data") if name.startswith(UPLOAD) else tr(f"dataset.{name}")
 
 
-def _upload_controls() -> tuple:
-    """File uploader, column pickers and options; validates through ``explorer.data``."""
+def _upload_controls() -> tuple[tuple, str | None]:
+    """File uploader, column pickers and options, validated through ``explorer.data``; returns the dataset key
+    to use and the sentence saying why a file or a choice was refused (None when nothing was).
+
+    A file that cannot be read is taken out of the uploader (which would otherwise keep listing it as if it were
+    in use); a readable file whose columns or options fail stays, so that the options can be changed."""
     st.download_button(tr("data.example"), EXAMPLE_CSV.read_bytes(), file_name="noisy_sine.csv", mime="text/csv",
                        width="stretch")
-    upload = st.file_uploader(tr("data.file"), type=["csv", "txt"], key="data.file",
+    state = st.session_state
+    uploader_key = f"data.file.{state.setdefault('data.file_generation', 0)}"   # a new key empties the uploader
+    upload = st.file_uploader(tr("data.file"), type=["csv", "txt"], key=uploader_key,
                               help=tr("data.file_help", rows=f"{MAX_UPLOAD_ROWS:,}"))
-    previous = st.session_state.get("data.uploaded")
+    problem = None
     if upload is not None:
+        state["data.unreadable"] = None
         try:
             table = read_csv(upload.getvalue())
-            for key in ("data.x_col", "data.y_col"):          # columns of a previous file
-                if st.session_state.get(key) not in table.numeric:
-                    st.session_state.pop(key, None)
-            x_col = st.selectbox(tr("data.x_col"), table.numeric, index=0, key="data.x_col")
-            rest = [c for c in table.numeric if c != x_col]
-            y_col = st.selectbox(tr("data.y_col"), rest, index=0, key="data.y_col")
-            drop = st.checkbox(tr("data.drop"), key="data.drop")
-            standardise = st.checkbox(tr("data.standardise"), value=True, key="data.standardise")
+        except ValueError as err:
+            state["data.unreadable"] = tr("data.rejected", file=upload.name, error=say(err))
+            state["data.file_generation"] += 1
+            st.rerun()
+        for key in ("data.x_col", "data.y_col"):          # columns of a previous file
+            if state.get(key) not in table.numeric:
+                state.pop(key, None)
+        x_col = st.selectbox(tr("data.x_col"), table.numeric, index=0, key="data.x_col")
+        rest = [c for c in table.numeric if c != x_col]
+        y_col = st.selectbox(tr("data.y_col"), rest, index=0, key="data.y_col")
+        drop = st.checkbox(tr("data.drop"), key="data.drop")
+        standardise = st.checkbox(tr("data.standardise"), value=True, key="data.standardise")
+        try:
             ds, notes = dataset_from_table(table, x_col, y_col, drop, standardise)
+        except ValueError as err:
+            problem = tr("data.rejected", file=upload.name, error=say(err))
+        else:
             digest = hashlib.sha1(upload.getvalue() + repr((x_col, y_col, drop, standardise)).encode()).hexdigest()
-            st.session_state["data.uploaded"] = {"sha": digest[:16], "x": ds.x, "y": ds.y,
-                                                 "description": ds.description}
+            state["data.uploaded"] = {"sha": digest[:16], "x": ds.x, "y": ds.y, "description": ds.description,
+                                      "columns": (x_col, y_col),
+                                      "standardised": any(n.key == "note.csv_standardised" for n in notes)}
             for note in notes:
                 st.info(say(note))
             st.caption(say(ds.description))
-        except ValueError as err:
-            st.error(say(err))
-            if previous is not None:
-                st.caption(tr("data.previous_upload", description=say(previous["description"])))
-    current = st.session_state.get("data.uploaded")
+    problem = problem or state.get("data.unreadable")
+    current = state.get("data.uploaded")
+    if problem:
+        st.error(problem)
+        if current is not None:
+            st.caption(tr("data.previous_upload", description=say(current["description"])))
     if current is None:
-        st.info(tr("data.no_upload"))
-        return st.session_state["data.last_valid"]
-    ds = (f"{UPLOAD}:{current['sha']}", len(current["x"]), 0.0, 0)
-    st.session_state["data.last_valid"] = ds
-    return ds
+        if not problem:
+            st.info(tr("data.no_upload"))
+        return state["data.last_valid"], problem
+    return (f"{UPLOAD}:{current['sha']}", len(current["x"]), 0.0, 0), problem
 
 
 def kernel_bandwidth_controls(ds: tuple) -> None:

@@ -32,10 +32,11 @@ class KernelRegression:
 
 class AttentionHeatmap:
     N_QUERIES = Control("heat.n_queries", "slider", 100, "ah.n_queries", "ah.n_queries_help", lo=10, hi=1000, step=10)
-    QUERY_POS = Control("heat.query_pos", "slider", 0.5, "ah.query_pos", lo=0.0, hi=1.0, step=0.01)
+    # any finite x in a link; drawn over the data's own x range (``draw(lo=, hi=)``)
+    QUERY_X = Control("heat.query_x", "slider", 0.0, "ah.query_x", "ah.query_x_help", lo=-1e9, hi=1e9, step=0.01)
     SWEEP = Control("heat.sweep", "multiselect", [0.1, 0.2, 0.5, 1.0], "ah.sweep_pick", options=tuple(BANDWIDTHS),
                     fmt="g", max_selections=6)
-    ALL = (*SHARED_CONTROLS, N_QUERIES, QUERY_POS, SWEEP)
+    ALL = (*SHARED_CONTROLS, N_QUERIES, QUERY_X, SWEEP)
 
 
 class SoftmaxKernel:

@@ -40,3 +40,10 @@ def chart_data(at: AppTest, key: str) -> list[dict]:
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.message for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def upload(at: AppTest, file: tuple[str, bytes, str]) -> AppTest:
+    """Put ``file`` (name, bytes, type) into the data uploader and run (the uploader's key changes each time a
+    file it held was refused, which empties it)."""
+    generation = at.session_state["data.file_generation"] if "data.file_generation" in at.session_state else 0
+    return at.file_uploader(key=f"data.file.{generation}").set_value(file).run()

@@ -1,5 +1,6 @@
 """Bad input keeps the user's state; four sessions train at once without touching each other."""
 
+import json
 import threading
 
 import numpy as np
@@ -8,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from explorer.data import EXAMPLE_CSV
 from explorer.training import Trainer, make_task
 from explorer.ui import state
-from tests.app.helpers import assert_clean, chart_data, page
+from tests.app.helpers import assert_clean, chart_data, page, upload
 from tests.conftest import ROOT
 
 
@@ -36,16 +37,22 @@ def test_broken_upload_keeps_the_previous_dataset():
     before = fit_line(at)
     at.selectbox(key="data.name").set_value("upload").run()
     np.testing.assert_array_equal(fit_line(at), before)          # nothing uploaded yet: previous data
-    at.file_uploader(key="data.file").set_value(("bad.csv", b"\xff\xfe\x00", "text/csv")).run()
+    upload(at, ("bad.csv", b"\xff\xfe\x00", "text/csv"))
     assert not at.exception and "UTF-8" in at.error[0].value
     np.testing.assert_array_equal(fit_line(at), before)
+    # said under the uploader and above the figure; the uploader no longer lists the refused file
+    assert [e.value for e in at.sidebar.error] == [e.value for e in at.main.error] == [at.error[0].value]
+    assert "bad.csv was not used" in at.error[0].value
+    assert at.file_uploader(key=f"data.file.{at.session_state['data.file_generation']}").value is None
     good = EXAMPLE_CSV.read_bytes()
-    at.file_uploader(key="data.file").set_value(("good.csv", good, "text/csv")).run()
+    upload(at, ("good.csv", good, "text/csv"))
     assert_clean(at)
     uploaded = fit_line(at)
     assert not np.array_equal(uploaded, before)
+    axes = json.loads(next(e.proto.spec for e in at.get("plotly_chart") if "fit" in e.proto.id))["layout"]
+    assert (axes["xaxis"]["title"]["text"], axes["yaxis"]["title"]["text"]) == ("x", "y")   # the CSV's header
     # a later broken file keeps the good upload
-    at.file_uploader(key="data.file").set_value(("bad.csv", b"a,b\nx,y\n", "text/csv")).run()
+    upload(at, ("bad.csv", b"a,b\nx,y\n", "text/csv"))
     assert "numeric columns" in at.error[0].value
     np.testing.assert_array_equal(fit_line(at), uploaded)
 
@@ -53,7 +60,7 @@ def test_broken_upload_keeps_the_previous_dataset():
 def test_missing_values_can_be_dropped_in_the_page():
     at = page("kernel_regression")
     at.selectbox(key="data.name").set_value("upload").run()
-    at.file_uploader(key="data.file").set_value(("gaps.csv", b"x,y\n1,2\n2,\n3,4\n4,3\n5,1\n", "text/csv")).run()
+    upload(at, ("gaps.csv", b"x,y\n1,2\n2,\n3,4\n4,3\n5,1\n", "text/csv"))
     assert "missing or non-finite" in at.error[0].value
     at.checkbox(key="data.drop").check().run()
     assert_clean(at)
@@ -117,9 +124,9 @@ def test_bad_input_messages_speak_the_page_language(monkeypatch):
     at.text_input(key="nw.typed").input("0").run()
     assert "不是" in at.error[0].value and "0.01" in at.error[0].value
     at.selectbox(key="data.name").set_value("upload").run()
-    at.file_uploader(key="data.file").set_value(("bad.csv", b"\xff\xfe\x00", "text/csv")).run()
+    upload(at, ("bad.csv", b"\xff\xfe\x00", "text/csv"))
     assert not at.exception and "文件不是 UTF-8 文本" in at.error[-1].value
-    at.file_uploader(key="data.file").set_value(("gaps.csv", b"x,y\n1,2\n2,\n3,4\n4,3\n5,1\n", "text/csv")).run()
+    upload(at, ("gaps.csv", b"x,y\n1,2\n2,\n3,4\n4,3\n5,1\n", "text/csv"))
     assert "勾选“删除含缺失值或非有限值的行”" in at.error[-1].value
     at.checkbox(key="data.drop").check().run()
     assert any("已删除 1 行" in i.value for i in at.info)

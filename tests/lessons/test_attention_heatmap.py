@@ -70,7 +70,7 @@ def test_no_support_is_not_one_hot():
     ent = chart_data(at, "entropy")[0]["y"].astype(float)
     assert int(np.isnan(ent).sum()) == empty
     assert any(c.value.startswith(f"{empty} of 100 queries have no training point") for c in at.caption)
-    at.slider(key="heat.query_pos").set_value(float(np.flatnonzero(w.sum(-1).numpy() == 0)[0]) / 99).run()
+    at.slider(key="heat.query_x").set_value(float(XQ[np.flatnonzero(w.sum(-1).numpy() == 0)[0]])).run()
     assert any("has no training point within h" in m.value for m in at.markdown)
 
 
@@ -86,7 +86,9 @@ def test_sweep_means_leave_out_queries_without_support():
 def test_row_text_numbers():
     """ah.row_text: the numbers it quotes for the picked query are those of its weight row."""
     at = page("attention_heatmap")
-    w = nw_weights(XQ, X, "gaussian", 0.2)[50]
+    from explorer.ui.page_controls import AttentionHeatmap
+    nearest = int(np.abs(XQ.numpy() - AttentionHeatmap.QUERY_X.default).argmin())   # the query the page draws
+    w = nw_weights(XQ, X, "gaussian", 0.2)[nearest]
     text = next(m.value for m in at.markdown if m.value.startswith("Query x ="))
     assert f"**{float(w.max()):.3f}**" in text
     assert f"{int((w > 0.01).sum())} of 200" in text

@@ -18,7 +18,7 @@ from explorer.regression import (
     silverman_bandwidth,
 )
 from explorer.ui.controls import BANDWIDTHS, presets, snap_bandwidth
-from tests.app.helpers import assert_clean, page
+from tests.app.helpers import assert_clean, page, upload
 
 WIDE = [k for k in KERNELS if KERNELS[k].canonical]          # every kernel with a width
 
@@ -180,7 +180,7 @@ def test_upload_presets_and_notice():
     at = page("kernel_regression")
     at.selectbox(key="data.name").set_value("upload").run()
     rows = "x,y\n" + "\n".join(f"{x:.3f},{math.sin(x) + 0.1 * math.cos(7 * x):.4f}" for x in np.linspace(-3, 3, 60))
-    at.file_uploader(key="data.file").set_value(("s.csv", rows.encode(), "text/csv")).run()
+    upload(at, ("s.csv", rows.encode(), "text/csv"))
     assert_clean(at)
     assert any(c.value == t("nw.presets_upload") for c in at.caption)
     grid = np.linspace(-3, 3, 60)
