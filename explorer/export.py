@@ -70,14 +70,17 @@ def to_bytes(fig, fmt: str, scale: float = 2.0) -> bytes:
 def figure_csv(fig) -> str:
     """The data behind a figure as one tidy table: a row per point (or per heatmap cell).
 
-    Columns: ``trace`` (name), ``kind``, ``x``, ``y`` and, for heatmaps, ``z`` (``x``/``y`` are then
-    the cell's column and row coordinates).
+    Columns: ``series`` (the trace's name: its legend entry or panel title), ``kind``, then the x, y and (heatmaps)
+    colour values, each headed by its axis or colour-bar title with its units (``x (input, arbitrary units)``,
+    ``weight``; the colour column only when there is a heatmap). For a heatmap, x and y are the cell's column and
+    row coordinates.
     """
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["trace", "kind", "x", "y", "z"])
+    has_z = any(t.type == "heatmap" for t in fig.data)
+    writer.writerow(["series", "kind", *_value_titles(fig)[:3 if has_z else 2]])
     for i, trace in enumerate(fig.data):
-        name = trace.name or f"trace {i}"
+        name = trace.name or f"{trace.type} {i + 1}"
         if trace.type == "heatmap":
             z = np.asarray(trace.z, dtype=float)
             xs = np.arange(z.shape[1]) if trace.x is None else np.asarray(trace.x)
@@ -93,8 +96,22 @@ def figure_csv(fig) -> str:
             for x, y in zip(xs, ys, strict=False):
                 if x is None and (y is None or y == ""):
                     continue                                  # legend-only traces
-                writer.writerow([name, trace.type, _fmt(x), _fmt(y), ""])
+                writer.writerow([name, trace.type, _fmt(x), _fmt(y), *([""] if has_z else [])])
     return out.getvalue()
+
+
+def _value_titles(fig) -> list[str]:
+    """Headers of the x, y and colour columns: the first axis titles that say something, and the colour bar's."""
+    def first(prefix: str, fallback: str) -> str:
+        for key in sorted(k for k in fig.layout if k.startswith(prefix)):
+            text = fig.layout[key].title.text
+            if text:
+                return text.replace("<br>", " ")
+        return fallback
+
+    colour = fig.layout.coloraxis.colorbar.title.text or next(
+        (t.colorbar.title.text for t in fig.data if t.type == "heatmap" and t.colorbar.title.text), None)
+    return [first("xaxis", "x"), first("yaxis", "y"), colour or "z"]
 
 
 def _fmt(v) -> str:

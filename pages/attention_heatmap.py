@@ -15,7 +15,7 @@ from explorer.ui.layout import explanation
 from explorer.ui.page_controls import AttentionHeatmap as C
 from explorer.ui.state import lang, say, tr
 
-with lesson_page("attention_heatmap", C.ALL, question="ah.question"):
+with lesson_page("attention_heatmap", C.ALL, question="ah.question", file_name=C.FILE_NAME):
     ds = dataset_controls()
     left, right = st.columns([1, 2])
     with left:

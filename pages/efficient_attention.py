@@ -12,7 +12,7 @@ from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page_controls import EfficientAttention as C
 from explorer.ui.state import say, tr
 
-with lesson_page("efficient_attention", C.ALL, question="ef.question"):
+with lesson_page("efficient_attention", C.ALL, question="ef.question", file_name=C.FILE_NAME):
     ds = dataset_controls()
     try:
         data = cache.dataset(*ds)

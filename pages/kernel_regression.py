@@ -20,7 +20,7 @@ from explorer.ui.layout import explanation
 from explorer.ui.page_controls import KernelRegression as C
 from explorer.ui.state import lang, say, tr
 
-with lesson_page("kernel_regression", C.ALL, question="kr.question"):
+with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C.FILE_NAME):
     ds = dataset_controls()
     left, right = st.columns([1, 2])
     with left:

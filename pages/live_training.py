@@ -12,7 +12,8 @@ from explorer.ui.state import lang, tr
 
 KV_LENGTHS = (32, 64, 128, 256, 512)   # long enough that per-token work, not overhead, shows
 
-with lesson_page("live_training", live.CONTROLS, question="lt.question") as beside_question:
+with lesson_page("live_training", live.CONTROLS, question="lt.question",
+                 file_name=live.FILE_NAME) as beside_question:
     live.draw_controls(beside_question)
     trainer = live.session_trainer()
     live.draw_buttons()

@@ -32,7 +32,7 @@ def verdict(mode: str, r: pd.Series) -> str:
     return f"- **{mode}**: " + "; ".join(parts) + "."
 
 
-with lesson_page("masking", C.ALL, question="mk.question"):
+with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME):
     (c1, c2, c3), main = controls_and_figure(3)
     length = C.LENGTH.draw(c1)
     C.D.draw(c1)

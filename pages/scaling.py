@@ -14,7 +14,7 @@ from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page_controls import Scaling as C
 from explorer.ui.state import lang, say, tr
 
-with lesson_page("scaling", C.ALL, question="sc.question"):
+with lesson_page("scaling", C.ALL, question="sc.question", file_name=C.FILE_NAME):
     (c1, c2, c3), main = controls_and_figure(3)
     d, n, seed = C.D.draw(c1), C.N.draw(c2), C.SEED.draw(c3)
 

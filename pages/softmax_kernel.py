@@ -17,7 +17,7 @@ from explorer.ui.state import lecture_mode, say, tr
 IDENTITY = (r"\exp\!\left(\frac{q\cdot k}{\tau}\right) = \exp\!\left(-\frac{\|q-k\|^2}{2\tau}\right)"
             r"\exp\!\left(\frac{\|q\|^2}{2\tau}\right)\exp\!\left(\frac{\|k\|^2}{2\tau}\right)")
 
-with lesson_page("softmax_kernel", C.ALL, question="sk.question"):
+with lesson_page("softmax_kernel", C.ALL, question="sk.question", file_name=C.FILE_NAME):
     if not lecture_mode():
         st.latex(IDENTITY)
 

@@ -45,7 +45,7 @@ def heatmap(z: np.ndarray, x: Sequence | None, y: Sequence | None, title: str, x
             reverse_y: bool = True, extra_traces: Sequence[dict] = ()) -> go.Figure:
     """A single heatmap; colour scale from ``zmin`` (0 for weights) with a titled colour bar."""
     z = np.asarray(z, dtype=float)
-    trace = {"type": "heatmap", "z": z, "x": x, "y": y, "zmin": zmin,
+    trace = {"type": "heatmap", "z": z, "x": x, "y": y, "zmin": zmin, "name": colorbar_title,
              "zmax": zmax if zmax is not None else float(np.nanmax(z)) or 1.0, "colorscale": colorscale,
              "colorbar": {"title": {"text": colorbar_title}},
              "hovertemplate": _hover(x_title, y_title, colorbar_title)}
@@ -75,6 +75,7 @@ def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence 
     for i, m in enumerate(mats):
         xr, yr = refs[i]
         traces.append({"type": "heatmap", "z": np.asarray(m, dtype=float), "x": x, "y": y, "coloraxis": "coloraxis",
+                       "name": titles[i],
                        "xaxis": xr, "yaxis": yr, "hovertemplate": _hover(x_title, y_title, colorbar_title)})
         for t in (extra_traces[i] if i < len(extra_traces) else ()):
             traces.append({**t, "xaxis": xr, "yaxis": yr})

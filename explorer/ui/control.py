@@ -235,13 +235,21 @@ def sidebar_footer(name: str, controls: Sequence[Control]) -> None:
         st.sidebar.error(str(err))
 
 
+def export_stem(name: str, file_name: Sequence[tuple[Control, str]]) -> str:
+    """The start of an exported figure's file name: the page, then its key settings (``kernel-regression``,
+    ``gaussian_h0.2``), joined by ``_``; the figure's own name follows."""
+    tags = [fmt.format(c.dump(c.value)).replace("_", "-") for c, fmt in file_name]
+    return "_".join([name.replace("_", "-"), *tags])
+
+
 @contextlib.contextmanager
-def lesson_page(name: str, controls: Sequence[Control], question: str) -> Iterator:
+def lesson_page(name: str, controls: Sequence[Control], question: str,
+                file_name: Sequence[tuple[Control, str]] = ()) -> Iterator:
     """A page's setup in one block: shared state kept, the URL's values restored, every default in place,
     the title and the page's question (UI text ``question``) drawn, Previous / Next links (at the top in
     lecture mode, at the end otherwise); on leaving (also through ``st.stop``), the values written back to
     the URL. Yields a container under the question (beside it in lecture mode, where the question is one
-    line) for what a page wants there."""
+    line) for what a page wants there. ``file_name``: the settings exported figures' file names carry."""
     from .controls import SHARED_CONTROLS  # the dataset and kernel controls (they import this module)
     from .layout import question as draw_question
     from .navigation import previous_next
@@ -251,6 +259,7 @@ def lesson_page(name: str, controls: Sequence[Control], question: str) -> Iterat
     restore(controls, name)
     init_state({c.key: c.default_value() for c in controls})
     sidebar_footer(name, controls)
+    st.session_state["ui.export_stem"] = export_stem(name, file_name)     # read by figure.export_control
     lecture = lecture_mode()
     if lecture:                                    # one row: the title, then the way on
         title, links = st.columns([2, 3], vertical_alignment="center")

@@ -43,6 +43,13 @@ def show_lesson(name: str, data: dict, key: str | None = None, main: bool | int 
     show(FIGURES[name].draw({**data, **marks}, lang()), key=key or name, main=main)
 
 
+def file_stem(key: str) -> str:
+    """An exported figure's file name without extension: page, figure, key settings
+    (``kernel-regression_fit_gaussian_h0.2``), from what the page's ``lesson_page`` recorded this run."""
+    page, *settings = st.session_state.get("ui.export_stem", "figure").split("_")
+    return "_".join([page, key.replace("_", "-"), *settings])
+
+
 def export_control(fig, name: str) -> None:
     """PNG, SVG, offline HTML and CSV downloads. The buttons are built only while the popover is open
     (opening it reruns the page), and the bytes only when a button is clicked: a page with ten
@@ -55,9 +62,10 @@ def export_control(fig, name: str) -> None:
         if st.toggle(tr("ui.export_dark"), key=f"export.{name}.dark"):
             fig = dark(fig)
         buttons = st.columns(2)
+        stem = file_stem(name)
         for i, fmt in enumerate(formats):
             buttons[i % 2].download_button(fmt.upper(), data=lambda fmt=fmt: to_bytes(fig, fmt),
-                                           file_name=f"{name}.{fmt}", mime=MIME[fmt], on_click="ignore",
+                                           file_name=f"{stem}.{fmt}", mime=MIME[fmt], on_click="ignore",
                                            key=f"export.{name}.{fmt}", width="stretch")
         if "png" not in formats:
             st.caption(tr("ui.export_no_browser"))

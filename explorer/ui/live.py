@@ -73,6 +73,7 @@ CONTROLS = [TASK, LAYERS, HEADS, D_MODEL, SEQ_LEN, MLP, SEED, LR, WARMUP, TEMP_K
 TASK_FIELDS = {LAYERS: "n_layers", HEADS: "n_heads", D_MODEL: "d_model", SEQ_LEN: "seq_len", MLP: "with_mlp",
                LR: "lr", WARMUP: "warmup"}
 ARCH = (TASK, LAYERS, HEADS, D_MODEL, SEQ_LEN, MLP, SEED)     # a change builds a new model
+FILE_NAME = ((TASK, "{}"), (LAYERS, "{}layers"), (HEADS, "{}heads"))     # in exported figures' file names
 
 
 def draw_controls(where) -> None:

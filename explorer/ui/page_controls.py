@@ -1,7 +1,8 @@
 """The controls of each lesson page, declared once (``explorer.ui.control.Control``).
 
-One class per page, one attribute per control, ``ALL`` in URL order. The page script draws them; the URL,
-the defaults the lecture export uses (``explorer.export``) and the state kept between pages read them here.
+One class per page, one attribute per control, ``ALL`` in URL order, ``FILE_NAME`` the settings an exported
+figure's file name carries (control, format). The page script draws them; the URL, the defaults the lecture
+export uses (``explorer.export``) and the state kept between pages read them here.
 The Live training page's controls live with its controller (``explorer.ui.live``).
 """
 
@@ -15,7 +16,7 @@ from ..attention import MASK_MODES
 from ..kernels import KERNELS
 from ..masking import MASK_TYPES
 from .control import Control
-from .controls import BANDWIDTHS, SHARED_CONTROLS, TEMPERATURES, presets, seed_control
+from .controls import BANDWIDTH, BANDWIDTHS, KERNEL, SHARED_CONTROLS, TEMPERATURES, presets, seed_control
 
 WRONG_MODES = tuple(m for m in MASK_MODES if m != "pre")
 
@@ -28,6 +29,7 @@ class KernelRegression:
     OVERLAY_H = Control("nw.overlay_h", "multiselect", lambda: list(presets(st.session_state["data.name"]).values()),
                         "kr.overlay_h", options=tuple(BANDWIDTHS), fmt="g")
     ALL = (*SHARED_CONTROLS, COMPARE, SAME_WIDTH, OVERLAY, OVERLAY_H)
+    FILE_NAME = ((KERNEL, "{}"), (BANDWIDTH, "h{}"))
 
 
 class AttentionHeatmap:
@@ -37,6 +39,7 @@ class AttentionHeatmap:
     SWEEP = Control("heat.sweep", "multiselect", [0.1, 0.2, 0.5, 1.0], "ah.sweep_pick", options=tuple(BANDWIDTHS),
                     fmt="g", max_selections=6)
     ALL = (*SHARED_CONTROLS, N_QUERIES, QUERY_X, SWEEP)
+    FILE_NAME = ((KERNEL, "{}"), (BANDWIDTH, "h{}"))
 
 
 class SoftmaxKernel:
@@ -51,6 +54,7 @@ class SoftmaxKernel:
     NW_FORM = Control("sk.nw_form", "toggle", True, "sk.nw_form", "sk.nw_form_help")
     HIDDEN = Control("sk.hidden", "slider", 4, "sk.hidden", "sk.hidden_help", lo=2, hi=16)
     ALL = (*SHARED_CONTROLS, D, N_KEYS, SPREAD, SEED, TAU_SQRT_D, TAU, K_TOP, NW_FORM, HIDDEN)
+    FILE_NAME = ((D, "d{}"), (SPREAD, "spread{}"))
 
 
 class Masking:
@@ -61,6 +65,7 @@ class Masking:
     WRONG = Control("mask.wrong", "select", "post", "mk.wrong", options=tuple(WRONG_MODES), names="mode.")
     SEED = seed_control("mask.seed")
     ALL = (LENGTH, D, KIND, VALID, WRONG, SEED)
+    FILE_NAME = ((KIND, "{}"), (LENGTH, "L{}"), (WRONG, "vs-{}"))
 
 
 class Scaling:
@@ -68,6 +73,7 @@ class Scaling:
     N = Control("scale.n", "select_slider", 256, "sc.n", "sc.n_help", options=(32, 64, 128, 256, 512))
     SEED = seed_control("scale.seed")
     ALL = (D, N, SEED)
+    FILE_NAME = ((D, "d{}"),)
 
 
 class EfficientAttention:
@@ -82,6 +88,7 @@ class EfficientAttention:
     STEP = Control("ef.step", "slider", 1, "ef.step", lo=1, hi=200)
     T = Control("ef.rnn_t", "slider", 12, "ef.rnn_t", lo=1, hi=12)
     ALL = (*SHARED_CONTROLS, H, KIND, M, ORTH, SEED, X0, BLOCK, STEP, T)
+    FILE_NAME = ((H, "h{}"), (KIND, "{}"), (M, "m{}"))
 
 
 PAGES = {"kernel_regression": KernelRegression, "attention_heatmap": AttentionHeatmap,

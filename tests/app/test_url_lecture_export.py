@@ -101,13 +101,25 @@ def test_html_export_is_self_contained():
 def test_csv_export_round_trips_to_the_figure_data():
     line, heat = sample_figures()
     rows = list(csv.DictReader(io.StringIO(to_bytes(line, "csv").decode())))
-    est = [r for r in rows if r["trace"] == "est"]
-    np.testing.assert_allclose([float(r["y"]) for r in est], line.data[2].y)
-    np.testing.assert_allclose([float(r["x"]) for r in est], line.data[2].x)
+    x_col, y_col = line.layout.xaxis.title.text, line.layout.yaxis.title.text      # columns named by the axes
+    assert list(rows[0]) == ["series", "kind", x_col, y_col]
+    est = [r for r in rows if r["series"] == "est"]
+    np.testing.assert_allclose([float(r[y_col]) for r in est], line.data[2].y)
+    np.testing.assert_allclose([float(r[x_col]) for r in est], line.data[2].x)
     cells = list(csv.DictReader(io.StringIO(figure_csv(heat))))
-    assert len(cells) == 6
-    z = np.array([float(r["z"]) for r in cells]).reshape(2, 3)
+    assert list(cells[0]) == ["series", "kind", "key", "query", "weight"] and len(cells) == 6
+    z = np.array([float(r["weight"]) for r in cells]).reshape(2, 3)
     np.testing.assert_array_equal(z, heat.data[0].z)
+
+
+def test_no_exported_table_has_an_unnamed_series_or_column():
+    from explorer.export import lecture_figures
+
+    for name, _, build in lecture_figures(0, "en", lecture=False):
+        rows = list(csv.reader(io.StringIO(figure_csv(build()))))
+        header, series = rows[0], {r[0] for r in rows[1:]}
+        assert not {"x", "y", "z"} & set(header[2:]), (name, header)
+        assert not any(s.startswith(("trace", "heatmap ", "scatter ")) for s in series), (name, series)
 
 
 @pytest.mark.skipif(find_browser() is None, reason="PNG/SVG export needs Chrome/Chromium")

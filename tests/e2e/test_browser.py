@@ -31,7 +31,8 @@ MAIN_SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range
 def nav_links(page, base_url):
     """(title, url) of every page in the sidebar navigation (the app itself when there is one page)."""
     page.goto(base_url)
-    page.wait_for_selector(CHART)
+    page.wait_for_selector('[data-testid="stSidebarNav"] a')
+    wait_idle(page)
     links = page.locator('[data-testid="stSidebarNav"] a')
     out = []
     for i in range(links.count()):
@@ -53,8 +54,14 @@ def test_every_page_renders_and_survives_a_slider_move(page, server_url):
         slug = re.sub(r"[^a-z0-9]+", "_", href.rstrip("/").rsplit("/", 1)[-1].lower()).strip("_")
         slug = slug if slug and not slug.startswith("127_0_0_1") else "home"
         page.goto(href)
-        page.wait_for_selector(CHART)
+        page.wait_for_selector('[data-testid="stMain"] h1' if slug == "home" else CHART)
         wait_idle(page)
+        if slug == "home":                     # the landing page: text, links and thumbnails, no chart
+            assert page.locator('[data-testid="stException"]').count() == 0
+            assert page.locator('[data-testid="stMain"] [data-testid="stPageLink"]').count() == 8
+            page.set_viewport_size({"width": 1400, "height": 2400})
+            page.screenshot(path=str(ARTIFACTS / "defaults_home.png"), full_page=True)
+            continue
         assert_page_ok(page, title)
         page.evaluate("document.fonts.ready")
         page.set_viewport_size({"width": 1400, "height": 7000})      # the whole page, to read against its text
@@ -83,14 +90,14 @@ def open_and_press(page, url, button):
 
 
 def test_preset_button_moves_the_bandwidth(page, server_url):
-    open_and_press(page, server_url, "h = 5")
+    open_and_press(page, server_url + "/kernel_regression", "h = 5")
     assert page.locator(MAIN_SLIDER).first.get_attribute("aria-valuetext") == "5"
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(ARTIFACTS / "kernel_regression_h5.png"), full_page=True)
 
 
 def test_bandwidth_is_shared_between_pages(page, server_url):
-    open_and_press(page, server_url, "h = 0.01")
+    open_and_press(page, server_url + "/kernel_regression", "h = 0.01")
     page.locator('[data-testid="stSidebarNav"] a', has_text="Attention heatmap").click()
     page.wait_for_selector('[data-testid="stMain"] h1:has-text("Attention heatmap")')
     wait_idle(page)
@@ -105,15 +112,16 @@ def test_every_page_at_its_defaults_in_chinese_lecture_mode(page, server_url):
         slug = href.rstrip("/").rsplit("/", 1)[-1].lower() or "home"
         slug = "home" if slug.startswith("127.0.0.1") else re.sub(r"[^a-z0-9]+", "_", slug)
         page.goto(href + ("&" if "?" in href else "?") + "lang=zh&lecture=1")
-        page.wait_for_selector(CHART)
+        page.wait_for_selector('[data-testid="stMain"] h1' if slug == "home" else CHART)
         wait_idle(page)
-        assert_page_ok(page, slug)
+        if slug != "home":
+            assert_page_ok(page, slug)
         page.evaluate("document.fonts.ready")
         page.screenshot(path=str(ARTIFACTS / f"zh_lecture_{slug}.png"), full_page=True)
 
 
 def test_live_training_runs_and_pauses(page, server_url):
-    page.goto(server_url)
+    page.goto(server_url + "/kernel_regression")
     page.wait_for_selector(CHART)
     page.locator('[data-testid="stSidebarNav"] a', has_text="Live training").click()
     page.wait_for_selector('[data-testid="stMain"] h1:has-text("Live training")')
@@ -146,7 +154,7 @@ def test_live_training_runs_and_pauses(page, server_url):
 
 
 def test_chinese_lecture_mode_and_the_export_control(page, server_url):
-    page.goto(server_url + "/?lang=zh&lecture=1")
+    page.goto(server_url + "/kernel_regression?lang=zh&lecture=1")
     page.wait_for_selector(CHART)
     wait_idle(page)
     assert "核回归" in page.locator('[data-testid="stMain"] h1').first.inner_text()
@@ -163,7 +171,8 @@ def test_chinese_lecture_mode_and_the_export_control(page, server_url):
     with page.expect_download() as download:
         csv_button.click()
     header, *rows = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
-    assert header.startswith("trace,") and len(rows) > 100, (header, len(rows))
+    assert header.startswith("series,kind,") and len(rows) > 100, (header, len(rows))
+    assert download.value.suggested_filename == "kernel-regression_fit_gaussian_h0.2.csv"
 
 
 def _train_in_browser(page, url, steps: int, shot: str) -> int:
@@ -222,7 +231,7 @@ def test_a_link_to_a_page_is_the_first_request_of_a_fresh_server(page):
 def test_navigating_from_a_link_raises_no_link_notice_on_the_next_page(page, server_url):
     """A shared link's values belong to its page: moving to another page through the navigation does not
     report them as unknown there, and the link's own values are applied where they belong."""
-    page.goto(server_url + "/?nw.kernel=laplace&nw.bandwidth=0.5")
+    page.goto(server_url + "/kernel_regression?nw.kernel=laplace&nw.bandwidth=0.5")
     page.wait_for_selector(CHART)
     wait_idle(page)
     assert page.locator('[data-testid="stAlert"]', has_text="Ignored link values").count() == 0
@@ -237,3 +246,45 @@ def test_navigating_from_a_link_raises_no_link_notice_on_the_next_page(page, ser
     wait_idle(page)
     notice = page.locator('[data-testid="stAlert"]', has_text="Ignored link values")
     assert notice.count() == 1 and "h=abc" in notice.inner_text() and "mask.kind=diagonal" in notice.inner_text()
+
+
+def _go(page, title):
+    page.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
+    heading = "Attention Explorer" if title == "Start here" else title        # the landing page's own title
+    page.wait_for_selector(f'[data-testid="stMain"] h1:has-text("{heading}")')
+    wait_idle(page)
+
+
+def test_settings_and_the_trained_model_survive_a_walk_through_every_page(page, server_url):
+    """Masking set to padding, Scaling's d moved, a model trained 10 steps; every page visited through the
+    navigation (one browser session); back on each page, its settings and the model's step count are still there."""
+    page.goto(server_url + "/masking")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    page.locator('[data-testid="stSelectbox"]', has_text="Mask").first.click()
+    page.get_by_role("option", name="padding", exact=True).click()
+    wait_idle(page)
+    _go(page, "Scaling by √d")
+    d_slider = page.locator(MAIN_SLIDER).first
+    before = d_slider.get_attribute("aria-valuetext")
+    d_slider.focus()
+    d_slider.press("ArrowRight")
+    wait_idle(page)
+    moved = d_slider.get_attribute("aria-valuetext")
+    assert moved != before
+    _go(page, "Live training")
+    page.get_by_role("button", name="Step ×10").click()
+    wait_idle(page)
+    for title in ("Start here", "Kernel regression", "Attention heatmap", "Softmax is a kernel", "Efficient attention",
+                  "Masking", "Scaling by √d", "Live training"):
+        _go(page, title)
+        assert page.locator('[data-testid="stException"]').count() == 0, title
+        if title == "Masking":          # padding: in the page's link, and the valid-length slider is enabled
+            assert "mask.kind=padding" in page.url
+            valid = page.locator('[data-testid="stSlider"]', has_text="Valid length").locator('input[type="range"]')
+            assert not valid.is_disabled()
+        if title == "Scaling by √d":
+            assert page.locator(MAIN_SLIDER).first.get_attribute("aria-valuetext") == moved
+    step = page.locator('[data-testid="stMetric"]', has_text="step").locator('[data-testid="stMetricValue"]').first
+    assert step.inner_text().strip() == "10"
+    assert page.locator('[data-testid="stAlert"]', has_text="new model").count() == 0

@@ -140,6 +140,7 @@ def test_dark_theme_follows_the_viewer_and_exports_stay_light(browser, server_ur
         assert box["y"] >= 0 and box["y"] + box["height"] <= 1000, box        # every button on screen
         with page.expect_download() as download:
             svg_button.click()
+        assert download.value.suggested_filename == "kernel-regression_fit_gaussian_h0.2.svg"
         assert "fill: rgb(255, 255, 255)" in open(download.value.path(), encoding="utf-8").read()[:2000]
         popover.get_by_text("Dark background").click()
         wait_idle(page)

@@ -35,7 +35,7 @@ def test_lecture_set_in_chinese_writes_every_file_its_manifest_names(tmp_path):
             assert ET.fromstring(data).tag.endswith("svg")
             assert re.search("[\u4e00-\u9fff]", data.decode()), entry["file"]      # Chinese titles/axes
         else:
-            assert data.decode().startswith("trace,kind,x,y,z")
+            assert data.decode().startswith("series,kind,") and ",x," not in data.decode().splitlines()[0]
     assert "[" in res.stderr and "done" in res.stderr          # the progress bar
 
 
