@@ -4,7 +4,8 @@ Targets (2-core CPU): vectorised NW >= 50x the per-query loop at n = 2000; selec
 statsmodels' cv_ls at n = 800 with the optimum within 5 %; Gaussian NW <= 1.5x SDPA's time at
 8k x 8k float32; 10k x 100k estimates in <= 512 MB extra peak memory; every page reruns in <= 150 ms
 (median) after a slider move; training on the dashboard path >= 0.8x the steps/s of a bare loop;
-cold start <= 6 s. Timings are best-of or medians of repeats; ratios are taken within this run.
+cold start: the landing page within 1 s of a bare one-chart page, the first lesson chart <= 6 s. Timings are
+best-of or medians of repeats; ratios are taken within this run.
 """
 
 from __future__ import annotations
@@ -288,8 +289,8 @@ st.plotly_chart(go.Figure(go.Scatter(x=[1, 2, 3], y=[1, 3, 2])))
 CHART_DRAWN = '[data-testid="stPlotlyChart"] .scatterlayer .trace'   # a chart with its data, not an empty frame
 
 
-def _cold_start(browser, app: Path) -> tuple[float, float]:
-    """Seconds from `streamlit run` to the server being healthy, and to the first chart drawn."""
+def _cold_start(browser, app: Path, path: str = "", drawn: str = CHART_DRAWN) -> tuple[float, float]:
+    """Seconds from `streamlit run` to the server being healthy, and to ``drawn`` appearing at ``path``."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -307,13 +308,16 @@ def _cold_start(browser, app: Path) -> tuple[float, float]:
             except OSError:
                 time.sleep(0.05)
         t_health = time.perf_counter() - t0
-        page.goto(f"http://127.0.0.1:{port}")
-        page.wait_for_selector(CHART_DRAWN, timeout=120_000)
+        page.goto(f"http://127.0.0.1:{port}/{path}")
+        page.wait_for_selector(drawn, timeout=120_000)
         return t_health, time.perf_counter() - t0
     finally:
         proc.terminate()
         proc.wait(timeout=10)
         page.close()
+
+
+LANDING_DRAWN = '[data-testid="stMain"] [data-testid="stImage"] img'   # the landing page with its thumbnails
 
 
 def bench_efficient():
@@ -356,11 +360,17 @@ def bench_cold_start():
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--no-first-run"])
         try:
-            runs = [(_cold_start(browser, ROOT / "app.py"), _cold_start(browser, bare)) for _ in range(2)]
+            runs = [(_cold_start(browser, ROOT / "app.py", "", LANDING_DRAWN),
+                     _cold_start(browser, ROOT / "app.py", "kernel_regression"), _cold_start(browser, bare))
+                    for _ in range(2)]
         finally:
             browser.close()
-    (t_health, t_paint), _ = min(runs, key=lambda r: r[0][1])
-    t_bare = min(r[1][1] for r in runs)
+    landing = min(r[0][1] for r in runs)
+    (t_health, t_paint) = min((r[1] for r in runs), key=lambda r: r[1])
+    t_bare = min(r[2][1] for r in runs)
+    row("cold start: server start to the landing page drawn (no torch on its path), best of 2",
+        f"{landing:.1f} s; a one-chart Streamlit page without torch {t_bare:.1f} s", "<= bare page + 1 s",
+        landing <= t_bare + 1.0)
     row("cold start: server start to first chart drawn (Kernel regression), best of 2",
         f"{t_paint:.1f} s (healthy after {t_health:.1f} s); floor on this machine: a one-chart Streamlit page "
         f"without torch {t_bare:.1f} s + `import torch` {t_torch:.1f} s", "<= 6 s", t_paint <= 6)

@@ -51,7 +51,7 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C
                 if curve["undefined"]:
                     line += tr("kr.undefined", n=curve["undefined"], m=len(data["x_grid"]),
                                kernel=tr(f"kernel.{curve['kernel']}"))
-                st.markdown(line + ".")
+                st.markdown(line + tr("punct.end"))
         else:                           # many curves: one table, not a paragraph per curve
             st.dataframe(lessons.fit_table(fit["curves"], len(data["x_grid"]), lang()), hide_index=True)
 
@@ -86,7 +86,8 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C
         if data["true"] is not None:
             preset_mse = {b: defined_mse(cache.nw_curve(*ds, kernel, b), data["true"])[0]
                           for b in presets(ds[0]).values()}
-            errors = ", ".join(tr("kr.notice_error", mse=f"{mse:.3f}", h=f"{b:g}") for b, mse in preset_mse.items())
+            errors = tr("punct.list").join(tr("kr.notice_error", mse=f"{mse:.3f}", h=f"{b:g}")
+                                           for b, mse in preset_mse.items())
             first = tr("kr.notice_first", kernel=tr(f"kernel.{kernel}"), errors=errors, h=f"{loo['optimum']:.3g}")
         else:
             first = tr("kr.notice_first_upload", h=f"{loo['optimum']:.3g}")

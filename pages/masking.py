@@ -29,7 +29,7 @@ def verdict(mode: str, r: pd.Series) -> str:
         [tr("mk.v_no_leak")]
     if r.grad_on_masked > TOL:
         parts.append(tr("mk.v_grad", g=f"{r.grad_on_masked:.2g}"))
-    return f"- **{mode}**: " + "; ".join(parts) + "."
+    return f"- **{tr('modename.' + mode)}**{tr('punct.colon')}" + tr("punct.sep").join(parts) + tr("punct.end")
 
 
 with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME):
@@ -39,7 +39,7 @@ with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME
     kind = C.KIND.draw(c2)
     valid = C.VALID.draw(c2, hi=length, disabled=kind == "causal", help={"n": length})
     valid = length if kind == "causal" else valid
-    wrong = C.WRONG.draw(c3, format_func=lambda m: f"{m}: {tr('mode.' + m)}")
+    wrong = C.WRONG.draw(c3, format_func=lambda m: f"{tr('modename.' + m)}{tr('punct.colon')}{tr('mode.' + m)}")
     C.SEED.draw(c3)
     try:
         ex = cache.lesson_data("masking", length=length, d=C.D.value, kind=kind, valid=valid, seed=C.SEED.value,
@@ -61,10 +61,10 @@ with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME
     left, right = st.columns(2)
     with left:
         show(mode_lines(pos, {m: ex[f"{m}.row_sum"] for m in MASK_MODES}, tr("mk.rows_title"), tr("fig.query_pos"),
-                        tr("mk.rows_y")), key="row_sums")
+                        tr("mk.rows_y"), lang=lang()), key="row_sums")
     with right:
         show(mode_lines(pos, {m: ex[f"{m}.output_norm"] for m in MASK_MODES}, tr("mk.norm_title"),
-                        tr("fig.query_pos"), tr("mk.norm_y")), key="output_norms")
+                        tr("fig.query_pos"), tr("mk.norm_y"), lang=lang()), key="output_norms")
     st.markdown(tr("mk.rows_text"))
 
     st.subheader(tr("mk.leak_header"))
@@ -90,4 +90,5 @@ with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME
     with explanation("ui.what_to_notice"):
         st.markdown(tr("mk.notice"))
         st.latex(r"\alpha_{ij} = \frac{\exp(s_{ij})\,[m_{ij}]}{\sum_{l} \exp(s_{il})\,[m_{il}]},\qquad "
-                 r"s_{ij} = \frac{q_i\cdot k_j}{\sqrt d},\quad s_{ij} \leftarrow -\infty \text{ where } m_{ij} = 0")
+                 r"s_{ij} = \frac{q_i\cdot k_j}{\sqrt d},\quad s_{ij} \leftarrow -\infty"
+                 r"\text{" + tr("mk.formula_where") + r"} m_{ij} = 0")

@@ -39,12 +39,13 @@ def masked_marks(mask: np.ndarray, style: Style = NORMAL, showlegend: bool = Tru
 
 
 def mode_lines(x: Sequence, series: dict[str, Sequence], title: str, x_title: str, y_title: str,
-               style: Style = NORMAL, height: int = 360) -> go.Figure:
+               style: Style = NORMAL, height: int = 360, lang: str = "en") -> go.Figure:
     """One line per masking mode in ``MODE_STYLE``'s order and look (series keyed by mode name)."""
     traces = []
     for mode, look in MODE_STYLE.items():
         if mode in series:
-            traces.append({"type": "scatter", "x": x, "y": series[mode], "mode": "lines+markers", "name": mode,
+            traces.append({"type": "scatter", "x": x, "y": series[mode], "mode": "lines+markers",
+                           "name": t(f"modename.{mode}", lang),
                            "opacity": look["opacity"],
                            "line": {"color": look["color"], "dash": look["dash"],
                                     "width": style.line_width * look["width"]},

@@ -81,8 +81,9 @@ def test_lecture_mode_renders_every_page(name):
     assert_clean(at)
     assert at.session_state["ui.lecture"] is True
     assert url_value(at, "lecture") == "1"
-    fonts = [el.proto.spec for el in at.get("plotly_chart")]
-    assert fonts and all('"size":20' in spec.replace(" ", "") for spec in fonts)
+    from explorer.figures.style import NORMAL
+    sizes = [json.loads(el.proto.spec)["layout"]["font"]["size"] for el in at.get("plotly_chart")]
+    assert sizes and all(size >= 1.4 * NORMAL.font_size for size in sizes)          # every figure's text larger
 
 
 def sample_figures():

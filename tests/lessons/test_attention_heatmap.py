@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 import torch
 
 from explorer import lessons
@@ -93,3 +94,14 @@ def test_row_text_numbers():
     assert f"**{float(w.max()):.3f}**" in text
     assert f"{int((w > 0.01).sum())} of 200" in text
     assert f"**{float(entropy(w)):.2f}** nats" in text
+
+
+@pytest.mark.parametrize("x", [-2.9, -0.5, 0.04, 1.77, 3.0])
+def test_query_x_picks_the_nearest_query(x):
+    """ah.query_x_help: the weights drawn are those of the heatmap query nearest the chosen x."""
+    at = page("attention_heatmap")
+    at.slider(key="heat.query_x").set_value(x).run()
+    assert_clean(at)
+    nearest = float(XQ[int(np.abs(XQ.numpy() - x).argmin())])
+    text = next(m.value for m in at.markdown if m.value.startswith("Query x ="))
+    assert text.startswith(f"Query x = {nearest:.3f}:")

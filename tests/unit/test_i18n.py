@@ -179,3 +179,39 @@ def test_no_literal_user_facing_string_is_passed_to_streamlit():
     sources = [ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.glob("explorer/ui/*.py")]
     found = {str(p.relative_to(ROOT)): literal_ui_strings(p.read_text(encoding="utf-8")) for p in sources}
     assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_chinese_sentences_use_chinese_punctuation_and_no_space_between_characters():
+    """Within 中文 text, a comma, semicolon, colon, full stop, question or exclamation mark next to a Chinese
+    character is the full-width one, and two Chinese characters are never split by a space (formulas in
+    parentheses, such as exp(离散程度·z), are left alone)."""
+    import re
+
+    from explorer.i18n import load_catalogs
+
+    cjk = "\u4e00-\u9fff"
+    ascii_punct = re.compile(rf"[{cjk}][,;:.?!]|[,;:?!][{cjk}]")
+    split = re.compile(rf"[{cjk}] [{cjk}]")
+    found = [(key, e["zh"]) for entries in load_catalogs().values() for key, e in entries.items()
+             if ascii_punct.search(e["zh"]) or split.search(e["zh"])]
+    assert not found, found[:5]
+
+
+def test_sentences_the_pages_assemble_are_punctuated_in_the_page_language():
+    from tests.app.helpers import page
+
+    at = page("masking")
+    at.session_state["ui.lang"] = "zh"
+    at.run()
+    verdicts = next(m.value for m in at.markdown if m.value.startswith("- **pre"))
+    lines = verdicts.splitlines()
+    assert len(lines) == 4 and all(line.endswith("。") and "; " not in line and "**：" in line for line in lines)
+    assert "softmax 前屏蔽" in lines[0]
+    at = page("kernel_regression")
+    at.session_state["ui.lang"] = "zh"
+    at.run()
+    readout = next(m.value for m in at.markdown if "均方误差" in m.value)
+    assert readout.endswith("。")
+    import json
+    title = next(json.loads(e.proto.spec) for e in at.get("plotly_chart") if "fit" in e.proto.id)["layout"]["title"]
+    assert "正弦混合上的" in title["text"]                 # a dataset name placed in a sentence, no space inside
