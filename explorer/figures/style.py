@@ -31,6 +31,7 @@ class Style:
 
 NORMAL = Style()
 LECTURE = Style(font_size=19, line_width=4.0, marker_size=10.0, height=470)
+LEGEND_ROW = 480      # px: the widest legend drawn as one row (a half-width chart on a 1280 px projector)
 VALIDATE = False      # True: plotly checks every property name and value as the figure is built
 
 
@@ -120,7 +121,7 @@ def figure(traces: Sequence[dict], title: str, x_title: str, y_title: str, style
         "shapes": shapes, "annotations": annotations,
     }
     lay.update(layout or {})
-    return go.Figure(data=list(traces), layout=lay, _validate=VALIDATE)
+    return place_legend(go.Figure(data=list(traces), layout=lay, _validate=VALIDATE))
 
 
 def grid_axes(n: int, cols: int, x_title: str, y_title: str, titles: Sequence[str], style: Style,
@@ -176,6 +177,7 @@ def restyle(fig: go.Figure, style: Style) -> go.Figure:
     for shape in out.layout.shapes:
         if shape.line.width:
             shape.line.width = shape.line.width * f_line
+    place_legend(out)
     for trace in out.data:
         if trace.type == "scatter":
             if trace.line.width:
@@ -226,6 +228,8 @@ def wrap_title(fig: go.Figure, width: int) -> go.Figure:
     if not text or "<br>" in text or _width(text) <= width:
         return fig
     lines = wrap_text(text, width)
+    balanced = wrap_text(text, math.ceil(_width(text) / len(lines)) + 4)      # lines of similar length
+    lines = balanced if len(balanced) == len(lines) else lines
     fig = go.Figure(fig, _validate=VALIDATE)
     font = fig.layout.font.size or NORMAL.font_size
     size = fig.layout.title.font.size or round(font * 1.25)
@@ -233,8 +237,32 @@ def wrap_title(fig: go.Figure, width: int) -> go.Figure:
     panel_titles = [a for a in fig.layout.annotations
                     if a.yref == "paper" and (a.y or 0) >= 1 and a.yanchor == "bottom"]
     below = max([(a.font.size or font) * 1.4 for a in panel_titles], default=0)
-    fig.layout.title.update(text="<br>".join(lines), yref="container", y=1, yanchor="top", pad={"t": 8})
-    fig.layout.margin.t = max(fig.layout.margin.t or 50, round(8 + size * 1.25 * len(lines) + below + 6))
+    # the lines sit on the plot (or on its panel titles) and plotly grows the top margin to hold them
+    fig.layout.title.update(text="<br>".join(lines), yref="paper", y=1, yanchor="bottom", automargin=True,
+                            pad={"b": round(below + 6)})
+    return fig
+
+
+def place_legend(fig: go.Figure) -> go.Figure:
+    """Put a legend drawn below the plot at the bottom of the figure, under the x axis's tick labels and title,
+    with a bottom margin that holds both: one row when the entries fit in ``LEGEND_ROW`` px, else one entry per
+    line (a row that wraps in a narrow chart would climb onto the axis title). Changes ``fig`` in place."""
+    legend = fig.layout.legend
+    below = legend.y == 0 if legend.yref == "container" else (legend.y is not None and legend.y < 0)
+    if not fig.layout.showlegend or not below:
+        return fig
+    font = fig.layout.font.size or NORMAL.font_size
+    names = [t.name for t in fig.data if t.name and t.showlegend is not False
+             and t.type in ("scatter", "bar", "histogram")]
+    if not names:
+        return fig
+    one_row = sum(40 + 0.6 * font * _width(n) for n in names) <= LEGEND_ROW
+    rows = 1 if one_row else len(names)
+    has_x_title = any(fig.layout[k].title.text for k in fig.layout if k.startswith("xaxis"))
+    axis = font * (1.8 + (1.7 if has_x_title else 0)) + 12
+    legend.update(orientation="h" if one_row else "v", yref="container", y=0, yanchor="bottom", x=0, xanchor="left",
+                  tracegroupgap=0)
+    fig.layout.margin.b = round(axis + rows * font * 1.45 + 8)
     return fig
 
 
