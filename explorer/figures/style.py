@@ -232,7 +232,6 @@ def wrap_title(fig: go.Figure, width: int) -> go.Figure:
     lines = balanced if len(balanced) == len(lines) else lines
     fig = go.Figure(fig, _validate=VALIDATE)
     font = fig.layout.font.size or NORMAL.font_size
-    size = fig.layout.title.font.size or round(font * 1.25)
     # the title hangs from the top; below it, room for panel titles drawn above the plot (subplot annotations)
     panel_titles = [a for a in fig.layout.annotations
                     if a.yref == "paper" and (a.y or 0) >= 1 and a.yanchor == "bottom"]

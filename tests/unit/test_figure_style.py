@@ -38,7 +38,8 @@ def test_a_wrapped_title_gets_room_above_the_plot_and_the_original_is_untouched(
                  "A title that is far longer than the chart it sits on is wide", "x", "y")
     wrapped = wrap_title(fig, 30)
     assert wrapped is not fig and "<br>" in wrapped.layout.title.text and "<br>" not in fig.layout.title.text
-    assert wrapped.layout.margin.t > fig.layout.margin.t
+    title = wrapped.layout.title                       # sits on the plot; plotly grows the top margin to hold it
+    assert title.automargin is True and title.yref == "paper" and title.yanchor == "bottom"
     assert wrap_title(fig, 200) is fig
 
 
@@ -51,6 +52,21 @@ def test_log_axes_label_at_most_about_seven_ticks(lo, hi):
         assert 3 * math.ceil(decades) <= 7
     else:
         assert decades / ticks["dtick"] <= 7
+
+
+def test_a_legend_below_the_plot_gets_a_bottom_margin_for_all_its_lines():
+    from explorer.figures.style import LEGEND_ROW, place_legend
+
+    traces = [line_trace([1, 2], [1, 2], f"a long legend entry number {i}", "#1f77b4", style=NORMAL) for i in range(5)]
+    fig = figure(traces, "t", "x", "y")
+    legend = fig.layout.legend
+    assert sum(40 + 0.6 * NORMAL.font_size * _width(t["name"]) for t in traces) > LEGEND_ROW
+    assert legend.orientation == "v" and legend.yref == "container" and legend.y == 0
+    assert fig.layout.margin.b >= 5 * NORMAL.font_size * 1.4 + 3 * NORMAL.font_size     # 5 lines + axis and title
+    short = figure([line_trace([1, 2], [1, 2], name, "#1f77b4", style=NORMAL) for name in ("fit", "truth")], "t", "x",
+                   "y")
+    assert short.layout.legend.orientation == "h" and short.layout.margin.b < fig.layout.margin.b
+    assert place_legend(fig).layout.margin.b == fig.layout.margin.b                 # placing twice changes nothing
 
 
 def _figures():
