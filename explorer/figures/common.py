@@ -67,6 +67,10 @@ def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence 
     rows = -(-n // cols)
     zmax = zmax if zmax is not None else max(float(np.nanmax(m)) for m in mats) or 1.0   # all zero: scale 0..1
     axes, annotations, refs = grid_axes(n, cols, x_title, y_title, titles, style)
+    if y is not None and len(y) and isinstance(y[0], str):      # named rows: labelled once, left of the first panel
+        for i, (_, yr) in enumerate(refs):
+            if i % cols:
+                axes["yaxis" + yr[1:]]["showticklabels"] = False
     if square:
         for xr, yr in refs:
             axes["yaxis" + yr[1:]].update(scaleanchor=xr, constrain="domain")

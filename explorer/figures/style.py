@@ -242,6 +242,27 @@ def wrap_title(fig: go.Figure, width: int) -> go.Figure:
     return fig
 
 
+def wrap_axis_titles(fig: go.Figure) -> go.Figure:
+    """``fig`` with each vertical axis title longer than its plot is tall broken into two lines (a long rotated
+    title runs up into the figure's title): a copy when one changes, ``fig`` itself otherwise."""
+    font = fig.layout.font.size or NORMAL.font_size
+    margin = fig.layout.margin
+    plot = (fig.layout.height or NORMAL.height) - (margin.t or 50) - (margin.b or 60)
+    long = {}
+    for key in [k for k in fig.layout if k.startswith("yaxis")]:
+        axis = fig.layout[key]
+        lo, hi = axis.domain or (0, 1)
+        text = axis.title.text
+        if text and "<br>" not in text and 0.55 * font * _width(text) > 0.95 * plot * (hi - lo):
+            long[key] = "<br>".join(wrap_text(text, math.ceil(_width(text) / 2) + 2))
+    if not long:
+        return fig
+    out = go.Figure(fig, _validate=VALIDATE)
+    for key, text in long.items():
+        out.layout[key].title.text = text
+    return out
+
+
 def place_legend(fig: go.Figure) -> go.Figure:
     """Put a legend drawn below the plot at the bottom of the figure, under the x axis's tick labels and title,
     with a bottom margin that holds both: one row when the entries fit in ``LEGEND_ROW`` px, else one entry per

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..export import MIME, image_formats_available, to_bytes
-from ..figures.style import LECTURE, NORMAL, dark, place_legend, restyle, wrap_title
+from ..figures.style import LECTURE, NORMAL, dark, place_legend, restyle, wrap_axis_titles, wrap_title
 from .state import lang, lecture_mode, tr
 
 
@@ -31,6 +31,7 @@ def show(fig, key: str, main: bool | int = False) -> None:
     if lecture and cap and fig.layout.height > cap:      # in lecture mode ``fig`` is restyle's copy
         fig.layout.height = cap
         place_legend(fig)
+    fig = wrap_axis_titles(fig)
     drawn = dark(fig, "rgba(0,0,0,0)") if dark_theme() else fig
     st.plotly_chart(drawn, key=key, theme=None, config={"displaylogo": False})
     export_control(fig, key)           # exports are light (slides, paper) unless the popover asks for dark

@@ -136,6 +136,13 @@ def test_live_training_runs_and_pauses(page, server_url):
         time.sleep(0.5)
     later = int(step.inner_text())
     assert later > first, "training did not advance in the browser"
+    # while it redraws twice a second, nothing in the live view fades (a flashing chart on a projector)
+    opacities = []
+    for _ in range(30):
+        opacities += page.evaluate("""() => [...document.querySelectorAll(
+            '.st-key-live-view [data-testid="stElementContainer"]')].map(e => +getComputedStyle(e).opacity)""")
+        time.sleep(0.1)
+    assert opacities and min(opacities) == 1.0, min(opacities or [0])
     page.get_by_role("button", name="Pause", exact=True).click()
     wait_idle(page)
     # a tick already on its way when Pause was clicked may still land: wait for the count to settle

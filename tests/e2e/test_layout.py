@@ -37,6 +37,15 @@ MEASURE = """() => {
         for (let b = a + 1; b < ticks.length; b++)
           if (overlap(ticks[a], ticks[b])) { out.problems.push(`chart ${i}: tick labels overlap`); return; }
     });
+    // ticks are drawn outside their own plot: a tick label on any plot area sits on another panel
+    const plots = [...chart.querySelectorAll('.draglayer .nsewdrag')].map(box);
+    const labels = [...chart.querySelectorAll('.xtick text, .ytick text')].map(box).filter(b => b.width);
+    if (labels.some(l => plots.some(p => overlap(l, p))))
+      out.problems.push(`chart ${i}: a tick label sits on a plot`);
+    // an axis title runs into the figure title
+    const titleBox = chart.querySelector('.gtitle');
+    if (titleBox && [...chart.querySelectorAll('.xtitle, .ytitle')].some(a => overlap(box(a), box(titleBox))))
+      out.problems.push(`chart ${i}: an axis title runs into the figure title`);
   });
   document.querySelectorAll('[data-testid="stMain"] h1').forEach(h => {
     if (h.scrollWidth > h.clientWidth + 1) out.problems.push(`title "${h.textContent}" is cut`);
