@@ -1,5 +1,6 @@
 """A tiny transformer, toy tasks and a trainer that records per-head attention metrics."""
 
+from .circuits import ablate, copying_score, head_importance, k_composition, ov_circuit, qk_circuit
 from .model import ModelConfig, TinyTransformer, generate
 from .tasks import TASKS, Batch, Task, TaskDefaults, make_task
 from .trainer import (
@@ -31,13 +32,19 @@ __all__ = [
     "TemperatureSchedule",
     "TinyTransformer",
     "Trainer",
+    "ablate",
+    "copying_score",
     "diverged",
     "generate",
+    "head_importance",
     "head_metrics",
     "head_metrics_steps",
     "head_scores",
     "head_scores_steps",
     "head_warnings",
+    "k_composition",
     "learning_rate",
     "make_task",
+    "ov_circuit",
+    "qk_circuit",
 ]

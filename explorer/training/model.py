@@ -56,9 +56,10 @@ class SelfAttention(nn.Module):
         self.qkv = nn.Linear(cfg.d_model, 3 * cfg.d_model)
         self.proj = nn.Linear(cfg.d_model, cfg.d_model)
 
-    def forward(self, x, temperature: float, attn_mask=None, kv_cache=None):
+    def forward(self, x, temperature: float, attn_mask=None, kv_cache=None, ablate=None):
         """x (B, T, C); ``attn_mask`` bool, True = may attend, broadcasting to (B, H, T, S); ``kv_cache`` a dict
-        that keeps this layer's keys and values between decoding steps."""
+        that keeps this layer's keys and values between decoding steps; ``ablate`` = (heads, how): those heads'
+        outputs replaced by 0 ("zero") or by their mean over the batch at each position ("mean")."""
         B, T, C = x.shape
         H, D = self.n_heads, C // self.n_heads
         q, k, v = self.qkv(x).split(C, dim=2)                      # each (B, T, C)
@@ -75,7 +76,16 @@ class SelfAttention(nn.Module):
             allowed = torch.ones(T, S, dtype=torch.bool, device=x.device).tril(S - T)
             attn_mask = allowed if attn_mask is None else attn_mask & allowed
         att = masked_weights(logits, attn_mask, "pre")           # (B, H, T, S), rows of masked keys are 0
-        y = (att @ v).transpose(1, 2).reshape(B, T, C)            # (B, T, C)
+        heads_out = att @ v                                       # (B, H, T, D): each head's output
+        if ablate:
+            heads, how = ablate
+            off = torch.zeros(H, dtype=torch.bool, device=x.device)
+            off[list(heads)] = True
+            off = off[None, :, None, None]
+            stand_in = heads_out.mean(0, keepdim=True).expand_as(heads_out) if how == "mean" \
+                else torch.zeros_like(heads_out)
+            heads_out = torch.where(off, stand_in, heads_out)
+        y = heads_out.transpose(1, 2).reshape(B, T, C)            # (B, T, C)
         return self.proj(y), att
 
 
@@ -90,8 +100,8 @@ class Block(nn.Module):
             self.mlp = nn.Sequential(nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(),
                                      nn.Linear(4 * cfg.d_model, cfg.d_model))
 
-    def forward(self, x, temperature, attn_mask=None, kv_cache=None):
-        a, att = self.attn(self.ln1(x), temperature, attn_mask, kv_cache)
+    def forward(self, x, temperature, attn_mask=None, kv_cache=None, ablate=None):
+        a, att = self.attn(self.ln1(x), temperature, attn_mask, kv_cache, ablate)
         x = x + a
         if self.mlp is not None:
             x = x + self.mlp(self.ln2(x))
@@ -120,9 +130,11 @@ class TinyTransformer(nn.Module):
                     p.copy_(torch.randn(p.shape, generator=gen) * 0.02)
         return self
 
-    def forward(self, inputs, attn_mask=None, *, temperature: float = 1.0, kv_caches=None, start_pos: int = 0):
+    def forward(self, inputs, attn_mask=None, *, temperature: float = 1.0, kv_caches=None, start_pos: int = 0,
+                ablations=None):
         """inputs: token ids (B, T) or features (B, T, input_dim); attention logits are divided by
-        sqrt(D) * ``temperature``; ``kv_caches`` (one dict per layer) and ``start_pos`` serve decoding.
+        sqrt(D) * ``temperature``; ``kv_caches`` (one dict per layer) and ``start_pos`` serve decoding;
+        ``ablations`` {layer: (heads, "zero" | "mean")} switches heads off (see ``explorer.training.ablate``).
 
         Returns ``(out, weights)``: out (B, T, out_size) and one (B, H, T, S) tensor per layer.
         """
@@ -133,7 +145,8 @@ class TinyTransformer(nn.Module):
         x = self.embed(inputs) + self.pos(pos)                    # (B, T, C)
         weights = []
         for i, block in enumerate(self.blocks):
-            x, att = block(x, temperature, attn_mask, None if kv_caches is None else kv_caches[i])
+            x, att = block(x, temperature, attn_mask, None if kv_caches is None else kv_caches[i],
+                           (ablations or {}).get(i))
             weights.append(att)
         return self.head(self.ln_f(x)), weights
 
