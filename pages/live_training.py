@@ -25,6 +25,10 @@ with lesson_page("live_training", live.CONTROLS, question="lt.question",
 
     live_view()
 
+    st.subheader(tr("lt.test_header"))
+    st.markdown(tr("lt.test_text"))
+    live.test_the_heads(trainer)
+
     with explanation("ui.what_to_notice"):
         task = st.session_state["train.task"]
         st.markdown(tr("lt.watch", task=tr(f"taskname.{task}"), text=tr(f"watch.{task}")))

@@ -135,3 +135,45 @@ def kv_theory(lengths: np.ndarray, cache: np.ndarray, no_cache: np.ndarray) -> d
         out[name] = design @ coef
         out[f"{name}_coef"] = coef
     return out
+
+
+def importance_figure(importance: dict, style: Style = NORMAL, lang: str = "en") -> go.Figure:
+    """Bars: the evaluation loss with each head switched off in turn, the intact model's loss as a line."""
+    heads = [k for k in importance if k != "intact"]
+    names = [t("fig.layer_head", lang, layer=layer, head=h) for layer, h in heads]
+    bar = {"type": "bar", "x": names, "y": [importance[k] for k in heads], "name": t("fig.ablated_loss", lang),
+           "marker": {"color": [PALETTE[h % len(PALETTE)] for _, h in heads]},
+           "text": [f"{importance[k]:.3g}" for k in heads], "textposition": "outside"}
+    intact = Line(importance["intact"], t("fig.intact_loss", lang, value=f"{importance['intact']:.3g}"), "y",
+                  dash="dot")
+    return figure([bar], t("fig.importance_title", lang), t("fig.head", lang), t("fig.eval_loss", lang), style,
+                  height=340, lines=[intact])
+
+
+def scores_figure(df: pd.DataFrame, n_layers: int, n_heads: int, style: Style = NORMAL,
+                  lang: str = "en") -> go.Figure:
+    """Previous-token scores of layer 0 and induction scores of the later layers per head against step, with
+    the loss on a second axis: the phase change (scores jump as the loss drops) in one figure."""
+    df = _thin(df)
+    traces = []
+    for layer in range(n_layers):
+        kind = "prevtok" if layer == 0 else "induction"
+        for h in range(n_heads):
+            traces.append(line_trace(df["step"], df[f"{kind}_l{layer}_h{h}"],
+                                     t(f"fig.score_{kind}", lang, layer=layer, head=h), PALETTE[h % len(PALETTE)],
+                                     style, dash="solid" if layer == 0 else "dash"))
+    traces.append(line_trace(df["step"], df["loss"], t("fig.loss", lang), "#555555", style, dash="dot", yaxis="y2"))
+    return figure(traces, t("fig.scores_title", lang), t("fig.step", lang), t("fig.score_axis", lang), style,
+                  height=380, yaxis={"range": [0, 1.05]},
+                  layout={"yaxis2": {"title": {"text": t("fig.loss_log", lang)}, "overlaying": "y", "side": "right",
+                                     "showgrid": False, "type": "log", "automargin": True}})
+
+
+def qk_figure(matrix: np.ndarray, layer: int, head: int, style: Style = NORMAL, lang: str = "en") -> go.Figure:
+    """The QK circuit of one head as a token × token heatmap (red: the query token likes the key token)."""
+    from .common import heatmap
+
+    lim = float(np.abs(matrix).max()) or 1.0
+    return heatmap(matrix, None, None, t("fig.qk_title", lang, layer=layer, head=head), t("fig.key_token", lang),
+                   t("fig.query_token", lang), colorbar_title=t("fig.qk_logit", lang), colorscale="RdBu_r",
+                   zmin=-lim, zmax=lim, height=420, style=style)

@@ -8,17 +8,26 @@ a redraw stays within its time budget, and the KV-cache check.
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
 import pandas as pd
 import streamlit as st
+import torch
 
 from .. import lessons
 from ..data import DATASETS
 from ..device import get_device
 from ..figures.registry import FIGURES
-from ..figures.training import attention_maps_figure, icl_figure, loss_figure
+from ..figures.training import (
+    attention_maps_figure,
+    icl_figure,
+    importance_figure,
+    loss_figure,
+    qk_figure,
+    scores_figure,
+)
 from ..training import (
     COLLAPSE_NATS,
     COLLAPSE_STEPS,
@@ -26,10 +35,17 @@ from ..training import (
     TEMPERATURE_SCHEDULES,
     TemperatureSchedule,
     Trainer,
+    ablate,
+    copying_score,
     generate,
+    head_importance,
     head_warnings,
+    k_composition,
     make_task,
+    ov_circuit,
+    qk_circuit,
 )
+from ..training.circuits import HOW
 from .control import Control
 from .controls import seed_control
 from .figure import show
@@ -69,7 +85,15 @@ TEMP_KIND = Control("train.temp_kind", "select", "constant", "lt.temp", "lt.temp
                     options=TEMPERATURE_SCHEDULES, names="tempkind.")
 TEMP_START = Control("train.temp_start", "select_slider", 1.0, "lt.start_temp", options=TEMPS)
 TEMP_END = Control("train.temp_end", "select_slider", 1.0, "lt.end_temp", options=TEMPS)
-CONTROLS = [TASK, LAYERS, HEADS, D_MODEL, SEQ_LEN, MLP, SEED, LR, WARMUP, TEMP_KIND, TEMP_START, TEMP_END]
+ALL_HEADS = tuple(f"l{layer}h{head}" for layer in range(4) for head in range(8))     # the largest model's
+ABLATE = Control("train.ablate", "multiselect", [], "lt.ablate", "lt.ablate_help", options=ALL_HEADS,
+                 names="headname.")
+ABLATE_HOW = Control("train.ablate_how", "select", "zero", "lt.ablate_how", "lt.ablate_how_help", options=HOW,
+                     names="ablhow.")
+CIRCUIT_HEAD = Control("train.circuit_head", "select", "l0h0", "lt.circuit_head", options=ALL_HEADS,
+                       names="headname.")
+CONTROLS = [TASK, LAYERS, HEADS, D_MODEL, SEQ_LEN, MLP, SEED, LR, WARMUP, TEMP_KIND, TEMP_START, TEMP_END, ABLATE,
+            ABLATE_HOW, CIRCUIT_HEAD]
 TASK_FIELDS = {LAYERS: "n_layers", HEADS: "n_heads", D_MODEL: "d_model", SEQ_LEN: "seq_len", MLP: "with_mlp",
                LR: "lr", WARMUP: "warmup"}
 ARCH = (TASK, LAYERS, HEADS, D_MODEL, SEQ_LEN, MLP, SEED)     # a change builds a new model
@@ -247,3 +271,93 @@ def kv_cache_gap(trainer: Trainer) -> tuple[int, float] | None:
     _, with_cache = generate(trainer.model, prompt, n_new, use_cache=True)
     _, without = generate(trainer.model, prompt, n_new, use_cache=False)
     return n_new, float((with_cache - without).abs().max())
+
+
+# ------------------------------------------------------------------------------------ testing the heads
+EVAL_SEED, EVAL_SIZE = 2024, 128        # one fixed evaluation batch per model
+
+
+def _heads(trainer: Trainer) -> list[str]:
+    return [f"l{layer}h{head}" for layer in range(trainer.config.n_layers) for head in range(trainer.config.n_heads)]
+
+
+def _pair(name: str) -> tuple[int, int]:
+    layer, head = name[1:].split("h")
+    return int(layer), int(head)
+
+
+def eval_batch(trainer: Trainer):
+    """The model's fixed evaluation batch (same tokens for every ablation and every step)."""
+    key = ("train.eval_batch", id(trainer))
+    if st.session_state.get("train.eval_key") != key:
+        st.session_state["train.eval_key"] = key
+        st.session_state["train.eval"] = trainer.task.batch(EVAL_SIZE, torch.Generator().manual_seed(EVAL_SEED)) \
+            .to(trainer.device)
+    return st.session_state["train.eval"]
+
+
+def _loss_and_accuracy(trainer: Trainer, out, batch) -> tuple[float, float]:
+    loss = float(trainer.task.loss(out, batch))
+    acc = trainer.task.accuracy(out, batch)
+    return loss, (math.nan if acc is None else float(acc))
+
+
+def test_the_heads(trainer: Trainer) -> None:
+    """Ablation on the live model (evaluation only: the weights being trained are never touched), each head
+    switched off in turn, the heads' scores over training, and the circuits read from the weights."""
+    task, cfg = trainer.task, trainer.config
+    heads = _heads(trainer)
+    c1, c2 = st.columns([3, 1])
+    chosen = ABLATE.draw(c1, options=heads)
+    how = ABLATE_HOW.draw(c2)
+    batch = eval_batch(trainer)
+    with trainer.lock:
+        intact = _loss_and_accuracy(trainer, ablate(trainer.model, batch.inputs, [], how, batch.attn_mask,
+                                                    trainer.temperature), batch)
+        off = _loss_and_accuracy(trainer, ablate(trainer.model, batch.inputs, [_pair(h) for h in chosen], how,
+                                                 batch.attn_mask, trainer.temperature), batch)
+        importance = head_importance(trainer.model, batch, task.loss, how, trainer.temperature)
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric(tr("lt.intact_loss"), compact(intact[0]))
+    m2.metric(tr("lt.ablated_loss", n=len(chosen)), compact(off[0]), delta=f"{off[0] - intact[0]:+.3g}",
+              delta_color="inverse")
+    if not task.regression:
+        m3.metric(tr("lt.intact_acc"), f"{intact[1]:.1%}")
+        m4.metric(tr("lt.ablated_acc", n=len(chosen)), f"{off[1]:.1%}", delta=f"{(off[1] - intact[1]) * 100:+.1f} pp")
+    show(importance_figure(importance, lang=lang()), key="importance")
+    ranked = sorted((k for k in importance if k != "intact"), key=lambda k: importance[k], reverse=True)
+    top = ranked[0]
+    st.caption(tr("lt.importance_caption", head=tr(f"headname.l{top[0]}h{top[1]}"),
+                  rise=f"{importance[top] - importance['intact']:.3g}", base=f"{importance['intact']:.3g}"))
+    rows = trainer.history
+    if rows and not task.regression and cfg.n_layers >= 2:
+        show(scores_figure(pd.DataFrame(rows), cfg.n_layers, cfg.n_heads, lang=lang()), key="scores")
+    if not task.regression:
+        _circuits(trainer, heads)
+
+
+def _circuits(trainer: Trainer, heads: list[str]) -> None:
+    cfg = trainer.config
+    st.markdown(tr("lt.circuits_text"))
+    if cfg.with_mlp:
+        st.caption(tr("lt.circuits_mlp"))
+    layer, head = _pair(CIRCUIT_HEAD.draw(options=heads))
+    with trainer.lock:
+        qk = qk_circuit(trainer.model, layer, head)
+        copying = {h: copying_score(ov_circuit(trainer.model, *_pair(h))) for h in heads}
+        composition = {(a, b): k_composition(trainer.model, _pair(a), _pair(b))
+                       for a in heads for b in heads if _pair(a)[0] == 0 and _pair(b)[0] == 1}
+    show(qk_figure(qk, layer, head, lang=lang()), key="qk")
+    if trainer.task.map_block(trainer.example) is not None:       # the induction task: its heads should copy
+        st.caption(tr("lt.circuits_induction"))
+    table = pd.DataFrame({tr("lt.col_head"): [tr(f"headname.{h}") for h in heads],
+                          tr("lt.col_copying"): [round(copying[h], 3) for h in heads]})
+    left, right = st.columns(2)
+    left.dataframe(table, hide_index=True)
+    if composition:
+        later = sorted({b for _, b in composition})
+        earlier = sorted({a for a, _ in composition})
+        grid = pd.DataFrame([[round(composition[(a, b)], 3) for b in later] for a in earlier],
+                            index=[tr(f"headname.{a}") for a in earlier], columns=[tr(f"headname.{b}") for b in later])
+        right.caption(tr("lt.kcomp_caption"))
+        right.dataframe(grid)

@@ -13,8 +13,14 @@ CONTROLS = {**{name: spec.ALL for name, spec in PAGES.items()}, "live_training":
 SHARED = {c.key for c in SHARED_CONTROLS}
 
 
+# the ablation controls name heads, which must exist in the model the other changed settings build
+OVERRIDES = {"train.layers": 2, "train.heads": 4, "train.ablate": ["l1h3"], "train.circuit_head": "l1h3"}
+
+
 def other_value(control):
     """A value the control can hold other than its default."""
+    if control.key in OVERRIDES:
+        return OVERRIDES[control.key]
     default = control.default_value() if not callable(control.default) else None
     if control.widget in ("toggle", "checkbox"):
         return not default
@@ -30,9 +36,12 @@ def test_a_page_keeps_its_settings_while_every_other_page_is_visited(name):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
     at.switch_page(f"pages/{name}.py").run()
     own = [c for c in CONTROLS[name] if c.key not in SHARED]
-    for control in own:
-        at.session_state[control.key] = other_value(control)
-    at.run()
+    heads = {"train.ablate", "train.circuit_head"}            # set once the model with those heads is built
+    for phase in (False, True):
+        for control in own:
+            if (control.key in heads) == phase:
+                at.session_state[control.key] = other_value(control)
+        at.run()
     assert_clean(at)
     if name == "live_training":
         at.button(key="train.step").click().run()
