@@ -9,7 +9,7 @@ import streamlit as st
 from explorer.i18n import LANGUAGES
 from explorer.ui.layout import page_style
 from explorer.ui.navigation import navigation_pages
-from explorer.ui.state import keep_shared_state, lecture_mode, tr
+from explorer.ui.state import keep_shared_state, lecture_changed, lecture_mode, tr
 
 keep_shared_state()
 st.set_page_config(page_title=tr("app.name"), page_icon=":material/visibility:", layout="wide",
@@ -18,5 +18,6 @@ page_style()
 nav = st.navigation(navigation_pages())
 with st.sidebar:
     st.selectbox(tr("ui.language"), list(LANGUAGES), key="ui.lang", format_func=LANGUAGES.get)
-    st.toggle(tr("ui.lecture"), key="ui.lecture", help=tr("ui.lecture_help"))
+    st.toggle(tr("ui.lecture"), key="ui.lecture", help=tr("ui.lecture_help"), on_change=lecture_changed)
+    st.toggle(tr("ui.predict"), key="ui.predict", help=tr("ui.predict_help"))
 nav.run()

@@ -52,8 +52,8 @@ def snap_error(grid) -> float:
 
 def heatmap_regimes(x_train, kernel: str, x_query, small_h: float = 0.01, large_h: float = 10.0) -> dict:
     """What the heatmap looks like at the two ends of the bandwidth slider: mean row entropy (over rows
-    with support) at a small and a large h, and at the large h the largest ratio between the biggest and
-    smallest weight of a row (1 = a perfectly flat row)."""
+    with support) and mean largest weight of a row at a small and a large h, and at the large h the largest ratio
+    between the biggest and smallest weight of a row (1 = a perfectly flat row)."""
     import torch
 
     from .attention import entropy
@@ -63,6 +63,7 @@ def heatmap_regimes(x_train, kernel: str, x_query, small_h: float = 0.01, large_
         w = nw_weights(torch.as_tensor(x_query), torch.as_tensor(x_train), kernel, h)
         ok = w.sum(-1) > 0
         out[f"entropy_{tag}"] = float(entropy(w[ok]).mean()) if bool(ok.any()) else math.nan
+        out[f"max_weight_{tag}"] = float(w[ok].amax(-1).mean()) if bool(ok.any()) else math.nan
         if tag == "large":
             rows = w[ok]
             out["row_ratio_large"] = float((rows.amax(-1) / rows.amin(-1)).max()) if bool(ok.any()) else math.nan
@@ -187,3 +188,42 @@ def cost_summary(cost: dict) -> dict | None:
             "linear": cost["linear"][at] * 1e3, "online": cost["online"][at] * 1e3,
             "ratio": cost["dense"][at] / cost["linear"][at], "online_mb": cost["online_bytes"][at] / 2 ** 20,
             "dense_mb": cost["dense_bytes"][at] / 2 ** 20}
+
+
+# ------------------------------------------------------------------ predict, then reveal: the right answers
+def loo_question(x, y, kernel: str, optimum: float, presets) -> tuple[list[float], int]:
+    """The bandwidths offered ("which h gives the lowest leave-one-out error?": the presets and the LOO optimum,
+    rounded to 2 significant digits) and the index of the one with the lowest leave-one-out MSE on (x, y)."""
+    from .regression import loo_cv_scores
+
+    candidates = sorted({float(h) for h in presets} | {float(f"{optimum:.2g}")})
+    scores = loo_cv_scores(x, y, kernel, candidates).numpy()
+    return candidates, int(np.nanargmin(scores))
+
+
+ROW_SHAPES = ("spike", "band", "flat")
+
+
+def row_shape(entropy: float, log_n: float, max_weight: float) -> int:
+    """What a weight row looks like, as an index into ``ROW_SHAPES``: a spike (one weight above 1/2), nearly flat
+    (entropy above 95 % of log N), or a band in between."""
+    if max_weight > 0.5:
+        return 0
+    return 2 if entropy > 0.95 * log_n else 1
+
+
+def gap_size(max_diff: float) -> int:
+    """0: equal up to rounding (< 1e-9), 1: close (< 0.05), 2: clearly different."""
+    return 0 if max_diff < 1e-9 else 1 if max_diff < 0.05 else 2
+
+
+def growth_law(d, std) -> int:
+    """How std grows with d, as the nearest of (like d, like √d, not at all) to the log-log slope."""
+    slope = float(np.polyfit(np.log(np.asarray(d, float)), np.log(np.asarray(std, float)), 1)[0])
+    return int(np.argmin([abs(slope - 1.0), abs(slope - 0.5), abs(slope)]))
+
+
+def four_times_features(slope: float) -> int:
+    """The error with 4× the features, divided: the nearest of (4×, 2×, no change) to 4^(-slope) on a log scale."""
+    factor = 4.0 ** (-slope)
+    return int(np.argmin([abs(math.log(factor / f)) for f in (4.0, 2.0, 1.0)]))

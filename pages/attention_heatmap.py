@@ -5,6 +5,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from explorer import lessons
 from explorer.figures.attention import query_row_figure
 from explorer.figures.common import MAX_DISPLAY_CELLS, downsample, lines
 from explorer.ui import cache
@@ -13,6 +14,7 @@ from explorer.ui.controls import dataset_controls, kernel_bandwidth_controls
 from explorer.ui.figure import show, show_lesson
 from explorer.ui.layout import explanation
 from explorer.ui.page_controls import AttentionHeatmap as C
+from explorer.ui.predict import prediction
 from explorer.ui.state import lang, say, tr
 
 with lesson_page("attention_heatmap", C.ALL, question="ah.question", file_name=C.FILE_NAME):
@@ -63,12 +65,21 @@ with lesson_page("attention_heatmap", C.ALL, question="ah.question", file_name=C
         st.markdown(tr("ah.row_none_text", x=f"{xq[qi]:.3f}", kernel=tr(f"kernel.{kernel}")))
 
     st.subheader(tr("ah.sweep"))
+    ends = cache.heatmap_regimes(*ds, kernel, n_queries)
+    shapes = [tr(f"ah.shape_{s}") for s in lessons.ROW_SHAPES]
+    right = lessons.row_shape(ends["entropy_large"], math.log(len(data["x"])), ends["max_weight_large"])
+    mark = prediction("ah.wide", tr("ah.predict_q", h=f"{ends['large_h']:g}", kernel=tr(f"kernel.{kernel}")),
+                      shapes, right, tr("ah.predict_why", h=f"{ends['large_h']:g}", ent=f"{ends['entropy_large']:.2f}",
+                                        log_n=f"{math.log(len(data['x'])):.2f}",
+                                        wmax=f"{ends['max_weight_large']:.3f}"))
+    if mark is None:
+        st.stop()
     sweep = C.SWEEP.draw() or [h]
+    mark()                              # the right answer, under the figure it explains
     show_lesson("sigma_sweep", cache.lesson_data("sigma_sweep", data=data, kernel=kernel, bandwidths=tuple(sweep),
                                                  n_queries=n_queries), key="sweep")
 
     with explanation("ui.what_to_notice"):
-        ends = cache.heatmap_regimes(*ds, kernel, n_queries)
         st.markdown(tr("ah.notice", kernel=tr(f"kernel.{kernel}"), small=f"{ends['small_h']:g}",
                        large=f"{ends['large_h']:g}", ent_small=f"{ends['entropy_small']:.2f}",
                        ent_large=f"{ends['entropy_large']:.2f}", log_n=f"{math.log(len(data['x'])):.2f}",

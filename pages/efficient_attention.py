@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from explorer import lessons
 from explorer.figures.registry import DENSE_MAX
 from explorer.lessons import cost_summary
 from explorer.ui import cache
@@ -10,6 +11,7 @@ from explorer.ui.controls import dataset_controls
 from explorer.ui.figure import show_lesson
 from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page_controls import EfficientAttention as C
+from explorer.ui.predict import prediction
 from explorer.ui.state import say, tr
 
 with lesson_page("efficient_attention", C.ALL, question="ef.question", file_name=C.FILE_NAME):
@@ -33,7 +35,14 @@ with lesson_page("efficient_attention", C.ALL, question="ef.question", file_name
     st.subheader(tr("ef.error_header"))
     with st.spinner(tr("spin.error")):
         err = cache.lesson_data("efficient_error", data=data, h=h, kind=kind, seed=seed)
+    gains = [tr(f"ef.gain_{i}") for i in range(3)]
+    mark = prediction("ef.gain", tr("ef.predict_q", kind=tr(f"ef.kind_{kind}")), gains,
+                      lessons.four_times_features(err["slope"]),
+                      tr("ef.predict_why", slope=f"{err['slope']:.2f}", factor=f"{4 ** -err['slope']:.2f}"))
+    if mark is None:
+        st.stop()
     show_lesson("efficient_error", err)
+    mark()                              # the right answer, under the figure it explains
     st.markdown(tr("ef.error_text", slope=f"{err['slope']:.2f}", orth=f"{err['mean_orthogonal']:.3f}",
                    iid=f"{err['mean_iid']:.3f}"))
     if kind == "positive":

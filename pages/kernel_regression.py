@@ -18,6 +18,7 @@ from explorer.ui.controls import (
 from explorer.ui.figure import show_lesson
 from explorer.ui.layout import explanation
 from explorer.ui.page_controls import KernelRegression as C
+from explorer.ui.predict import prediction
 from explorer.ui.state import lang, say, tr
 
 with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C.FILE_NAME):
@@ -61,7 +62,14 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C
     st.subheader(tr("kr.loo_header"))
     st.markdown(tr("kr.loo_text"))
     loo = cache.lesson_data("loo_cv", data=data, kernels=kernels, same_width=same_width)
+    candidates, right = lessons.loo_question(data["x"], data["y"], kernel, loo["optimum"], presets(ds[0]).values())
+    offered = [f"h = {c:g}" for c in candidates]
+    mark = prediction("kr.loo", tr("kr.predict_q", kernel=tr(f"kernel.{kernel}"), choices=", ".join(offered)),
+                      offered, right, tr("kr.predict_why", h=offered[right]))
+    if mark is None:
+        st.stop()
     show_lesson("loo_cv", loo, key="loo", current=h)
+    mark()                              # the right answer, under the figure it explains
     c1, c2 = st.columns(2)
     with c1:
         st.metric(tr("kr.optimum"), f"{loo['optimum']:.3g}")

@@ -12,6 +12,7 @@ from explorer.ui.control import lesson_page
 from explorer.ui.figure import show, show_lesson
 from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page_controls import Masking as C
+from explorer.ui.predict import prediction
 from explorer.ui.state import lang, say, tr
 
 TOL = 1e-9
@@ -52,6 +53,14 @@ with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME
     with main:
         show_lesson("masking", ex, key="pair", main=True)
 
+    sums = ex["post.row_sum"]
+    whole = np.isclose(sums, 1.0, atol=1e-6)
+    expected = 0 if whole.all() else 2 if not whole.any() else 1
+    mark = prediction("mk.rows", tr("mk.predict_q", kind=tr(f"masktype.{kind}")),
+                      [tr(f"mk.rows_{i}") for i in range(3)], expected,
+                      tr("mk.predict_why", whole=int(whole.sum()), n=length, low=f"{sums.min():.2f}"))
+    if mark is None:
+        st.stop()
     st.subheader(tr("mk.verdicts"))
     st.caption(tr("mk.sdpa"))
     st.markdown("\n".join(verdict(m, report.loc[m]) for m in MASK_MODES))
@@ -65,6 +74,7 @@ with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME
     with right:
         show(mode_lines(pos, {m: ex[f"{m}.output_norm"] for m in MASK_MODES}, tr("mk.norm_title"),
                         tr("fig.query_pos"), tr("mk.norm_y"), lang=lang()), key="output_norms")
+    mark()                              # the right answer, under the charts it explains
     st.markdown(tr("mk.rows_text"))
 
     st.subheader(tr("mk.leak_header"))

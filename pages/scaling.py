@@ -4,6 +4,7 @@ import math
 
 import streamlit as st
 
+from explorer import lessons
 from explorer.figures.common import lines
 from explorer.figures.scaling import regime_figure
 from explorer.scaling import scaling_summary
@@ -12,6 +13,7 @@ from explorer.ui.control import lesson_page
 from explorer.ui.figure import show, show_lesson
 from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page_controls import Scaling as C
+from explorer.ui.predict import prediction
 from explorer.ui.state import lang, say, tr
 
 with lesson_page("scaling", C.ALL, question="sc.question", file_name=C.FILE_NAME):
@@ -27,7 +29,14 @@ with lesson_page("scaling", C.ALL, question="sc.question", file_name=C.FILE_NAME
     c1.metric(tr("sc.metric", d=d), f"{un.set_index('d').loc[d, 'logit_std']:.2f}",
               help=tr("sc.metric_help", value=f"{math.sqrt(d):.2f}"))
     with main:
+        laws = [tr(f"sc.law_{i}") for i in range(3)]
+        mark = prediction("sc.growth", tr("sc.predict_q"), laws, lessons.growth_law(un["d"], un["logit_std"]),
+                          tr("sc.predict_why", d=d, std=f"{un.set_index('d').loc[d, 'logit_std']:.2f}",
+                             root=f"{math.sqrt(d):.2f}"))
+        if mark is None:
+            st.stop()
         show_lesson("logit_std", tables, key="std", main=True, d=d)
+        mark()                              # the right answer, under the figure it explains
 
     ds = un["d"].to_numpy()
     unscaled, scaled = tr("sc.unscaled"), tr("sc.scaled")

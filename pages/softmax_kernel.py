@@ -12,6 +12,7 @@ from explorer.ui.controls import dataset_controls
 from explorer.ui.figure import show, show_lesson
 from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page_controls import SoftmaxKernel as C
+from explorer.ui.predict import prediction
 from explorer.ui.state import lecture_mode, say, tr
 
 IDENTITY = (r"\exp\!\left(\frac{q\cdot k}{\tau}\right) = \exp\!\left(-\frac{\|q-k\|^2}{2\tau}\right)"
@@ -40,7 +41,14 @@ with lesson_page("softmax_kernel", C.ALL, question="sk.question", file_name=C.FI
 
     with main:
         st.subheader(tr("sk.side"))
+        gaps = [tr(f"sk.gap_{i}") for i in range(3)]
+        mark = prediction("sk.gap", tr("sk.predict_q", spread=f"{spread:g}"), gaps, lessons.gap_size(res["max_diff"]),
+                          tr("sk.predict_why", diff=f"{res['max_diff']:.1e}", lo=f"{res['key_norms'].min():.2f}",
+                             hi=f"{res['key_norms'].max():.2f}"))
+        if mark is None:
+            st.stop()
         show_lesson("softmax_vs_kernel", res, key="side_by_side", main=True)
+        mark()                              # the right answer, under the figure it explains
     if lecture_mode():                  # the figure first, then the identity and what it shows
         st.latex(IDENTITY)
         st.markdown(explain)

@@ -80,8 +80,8 @@ def _ref_lines(lines: Sequence[Line], style: Style, log_x: bool, log_y: bool):
 
 def _log_ticks(traces: Sequence[dict], axis: str) -> dict:
     """Ticks for a log axis: at most about six powers of ten when the data span two decades or more, else 1-2-5
-    steps (plotly's own choice labels every digit of a short log axis, or every decade of a long one, and the
-    labels crowd)."""
+    steps labelled in full (plotly's own choice labels every digit of a short log axis, or every decade of a long
+    one, and the labels crowd)."""
     values = []
     for trace in traces:
         v = trace.get(axis)
@@ -91,8 +91,14 @@ def _log_ticks(traces: Sequence[dict], axis: str) -> dict:
     finite = np.concatenate(values) if values else np.empty(0)
     if finite.size == 0:
         return {}
-    decades = math.log10(finite.max() / finite.min())
-    return {"dtick": max(1, math.ceil(decades / 6))} if decades >= 2 else {"dtick": "D2"}
+    lo, hi = float(finite.min()), float(finite.max())
+    decades = math.log10(hi / lo)
+    if decades >= 2:
+        return {"dtick": max(1, math.ceil(decades / 6))}
+    # 1-2-5 steps, each labelled in full (plotly's own "D2" labels 20 and 50 as "2" and "5")
+    values = [m * 10.0 ** k for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+              for m in (1, 2, 5) if lo / 1.5 <= m * 10.0 ** k <= hi * 1.5]
+    return {"tickvals": values, "ticktext": [f"{v:g}" for v in values]}
 
 
 def figure(traces: Sequence[dict], title: str, x_title: str, y_title: str, style: Style = NORMAL,

@@ -3,8 +3,11 @@
 
 Writes one CSV row per step with the columns of ``Trainer.step`` (step, loss, accuracy, lr,
 temperature, entropy_l{l}_h{h}, maxw_l{l}_h{h}, prevtok_l{l}_h{h}, induction_l{l}_h{h}, headsim_l{l}).
-Settings not given take the task's own defaults (``Task.defaults``). Progress goes to stderr. Bad
-arguments print one line and exit with status 2.
+Settings not given take the task's own defaults (``Task.defaults``). ``--heads-out FILE`` also writes,
+after training, one CSV row per head: the evaluation loss with that head switched off (zero and mean), the
+intact loss, its previous-token and induction scores and OV copying score (token tasks), and its
+K-composition with each layer-0 head (layer-1 heads). Progress goes to stderr. Bad arguments print one line
+and exit with status 2.
 """
 
 from __future__ import annotations
@@ -32,7 +35,34 @@ def _parser() -> Parser:
     p.add_argument("--warmup", type=int, default=None, help="default: the task's")
     p.add_argument("--seq-len", type=int, default=None)
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--heads-out", default=None, help="CSV file for the per-head ablation and circuit numbers")
     return p
+
+
+def head_table(trainer: Trainer, eval_seed: int = 2024, size: int = 128) -> list[dict]:
+    """One row per head of the trained model (see the module docstring), on a fixed evaluation batch."""
+    from .circuits import copying_score, head_importance, k_composition, ov_circuit
+    from .trainer import head_scores
+
+    batch = trainer.task.batch(size, torch.Generator().manual_seed(eval_seed)).to(trainer.device)
+    zero = head_importance(trainer.model, batch, trainer.task.loss, "zero", trainer.temperature)
+    mean = head_importance(trainer.model, batch, trainer.task.loss, "mean", trainer.temperature)
+    tokens = not trainer.config.input_dim
+    scores = head_scores(trainer.model, batch, trainer.temperature) if tokens else {}
+    cfg, rows = trainer.config, []
+    for layer in range(cfg.n_layers):
+        for head in range(cfg.n_heads):
+            row = {"layer": layer, "head": head, "loss_intact": zero["intact"], "loss_zero": zero[(layer, head)],
+                   "loss_mean": mean[(layer, head)]}
+            if tokens:
+                row |= {"prevtok": scores[f"prevtok_l{layer}_h{head}"],
+                        "induction": scores[f"induction_l{layer}_h{head}"],
+                        "ov_copying": copying_score(ov_circuit(trainer.model, layer, head))}
+                if layer == 1:
+                    row |= {f"kcomp_l0_h{a}": k_composition(trainer.model, (0, a), (1, head))
+                            for a in range(cfg.n_heads)}
+            rows.append(row)
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,6 +96,12 @@ def main(argv: list[str] | None = None) -> int:
     if trainer.stopped:
         print(f"error: {trainer.stopped}", file=sys.stderr)
         return 1
+    if args.heads_out:
+        rows = head_table(trainer)
+        with open(args.heads_out, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
+            writer.writeheader()
+            writer.writerows(rows)
     return 0
 
 

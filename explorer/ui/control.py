@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from .._checks import one_of
 from .state import init_state, keep_shared_state, lecture_mode, tr
@@ -187,7 +188,8 @@ def restore(controls: Sequence[Control], page: str) -> None:
 
 
 # what a link may say besides the page's controls (app-wide settings, read by ``state.keep_shared_state``)
-LINK_SETTINGS = {"lecture": ("1", "true", "yes", "0", "false", "no"), "lang": ("en", "zh")}
+_SWITCH = ("1", "true", "yes", "0", "false", "no")
+LINK_SETTINGS = {"lecture": _SWITCH, "predict": _SWITCH, "lang": ("en", "zh")}
 
 
 def _reset(controls: Sequence[Control]) -> None:
@@ -196,7 +198,7 @@ def _reset(controls: Sequence[Control]) -> None:
 
 
 def _reset_everything() -> None:
-    keep = {k: st.session_state[k] for k in ("ui.lang", "ui.lecture") if k in st.session_state}
+    keep = {k: st.session_state[k] for k in ("ui.lang", "ui.lecture", "ui.predict") if k in st.session_state}
     for key in list(st.session_state):
         if not key.startswith("url.restored."):         # a link is read once per session, even after a reset
             del st.session_state[key]
@@ -218,6 +220,8 @@ def publish(controls: Sequence[Control]) -> None:
     values = {c.key: c.dump(st.session_state[c.key]) for c in controls if c.key in st.session_state}
     if st.session_state.get("ui.lecture"):
         values["lecture"] = "1"
+    if st.session_state.get("ui.predict", False) != st.session_state.get("ui.lecture", False):
+        values["predict"] = "1" if st.session_state.get("ui.predict") else "0"       # only when not the default
     if st.session_state.get("ui.lang", "en") != "en":
         values["lang"] = st.session_state["ui.lang"]
     if dict(st.query_params) != values:
@@ -272,8 +276,18 @@ def lesson_page(name: str, controls: Sequence[Control], question: str,
         draw_question(question)
     try:
         yield aside
-        if not lecture:
-            st.divider()
-            previous_next(name)
+    except StopException:              # a page stopped early (bad input, a question to answer first)
+        _footer(name, lecture)
+        raise
+    else:
+        _footer(name, lecture)
     finally:
         publish(controls)
+
+
+def _footer(name: str, lecture: bool) -> None:
+    from .navigation import previous_next
+
+    if not lecture:                    # (in lecture mode they sit beside the title)
+        st.divider()
+        previous_next(name)

@@ -49,6 +49,7 @@ from ..training.circuits import HOW
 from .control import Control
 from .controls import seed_control
 from .figure import show
+from .predict import prediction
 from .state import lang, lecture_mode, say, tr
 
 TICK = 0.5                      # seconds between redraws while training
@@ -324,9 +325,15 @@ def test_the_heads(trainer: Trainer) -> None:
     if not task.regression:
         m3.metric(tr("lt.intact_acc"), f"{intact[1]:.1%}")
         m4.metric(tr("lt.ablated_acc", n=len(chosen)), f"{off[1]:.1%}", delta=f"{(off[1] - intact[1]) * 100:+.1f} pp")
-    show(importance_figure(importance, lang=lang()), key="importance")
     ranked = sorted((k for k in importance if k != "intact"), key=lambda k: importance[k], reverse=True)
     top = ranked[0]
+    pairs = [_pair(h) for h in heads]
+    mark = prediction("lt.head", tr("lt.predict_q"), [tr(f"headname.{h}") for h in heads], pairs.index(top),
+                      tr("lt.predict_why", rise=f"{importance[top] - importance['intact']:.3g}"))
+    if mark is None:
+        st.stop()
+    show(importance_figure(importance, lang=lang()), key="importance")
+    mark()                              # the right answer, under the figure it explains
     st.caption(tr("lt.importance_caption", head=tr(f"headname.l{top[0]}h{top[1]}"),
                   rise=f"{importance[top] - importance['intact']:.3g}", base=f"{importance['intact']:.3g}"))
     rows = trainer.history

@@ -27,6 +27,16 @@ def lecture_mode() -> bool:
     return bool(st.session_state.get("ui.lecture", False))
 
 
+def predict_mode() -> bool:
+    """Whether figures that answer a question wait until the viewer has predicted the answer."""
+    return bool(st.session_state.get("ui.predict", False))
+
+
+def lecture_changed() -> None:
+    """Turning lecture mode on or off turns "Predict first" with it (the viewer can still switch it back)."""
+    st.session_state["ui.predict"] = st.session_state["ui.lecture"]
+
+
 def lang() -> str:
     """The session's UI language (``en`` or ``zh``)."""
     return st.session_state.get("ui.lang", "en")
@@ -55,6 +65,9 @@ def _leave_pages_directory_mode() -> None:
         st.rerun()
 
 
+_WORDS = ("1", "true", "yes", "0", "false", "no")
+
+
 def keep_shared_state() -> None:
     """Stop Streamlit from dropping any page's settings between pages, and set the app-wide ones.
 
@@ -69,10 +82,14 @@ def keep_shared_state() -> None:
     _leave_pages_directory_mode()
     if "ui.lecture" not in st.session_state:             # ?lecture=1 turns lecture mode on
         st.session_state["ui.lecture"] = st.query_params.get("lecture", "0") in ("1", "true", "yes")
+    if "ui.predict" not in st.session_state:             # ?predict=1 / 0; by default on in lecture mode
+        asked = st.query_params.get("predict")
+        st.session_state["ui.predict"] = asked in ("1", "true", "yes") if asked in _WORDS else \
+            st.session_state["ui.lecture"]
     if "ui.lang" not in st.session_state:                # ?lang=zh switches to Chinese
         st.session_state["ui.lang"] = st.query_params.get("lang", "en") if st.query_params.get("lang") in LANGUAGES \
             else "en"
-    for key in ("ui.lecture", "ui.lang", *sorted(k for k in DECLARED if k in st.session_state)):
+    for key in ("ui.lecture", "ui.predict", "ui.lang", *sorted(k for k in DECLARED if k in st.session_state)):
         try:
             st.session_state[key] = st.session_state[key]
         except StreamlitAPIException:       # its widget is already drawn in this run (app.py's sidebar)

@@ -77,7 +77,7 @@ def test_bad_link_values_fall_back_to_defaults_with_a_notice(name, bad):
 
 @pytest.mark.parametrize("name", list(LINKS))
 def test_lecture_mode_renders_every_page(name):
-    at = open_with(name, {"lecture": "1"})
+    at = open_with(name, {"lecture": "1", "predict": "0"})      # the figures themselves (questions: test_predictions)
     assert_clean(at)
     assert at.session_state["ui.lecture"] is True
     assert url_value(at, "lecture") == "1"
@@ -138,7 +138,7 @@ def test_unknown_format_is_refused():
 
 @pytest.mark.parametrize("name", list(LINKS))
 def test_every_page_renders_in_chinese_and_lecture_mode(name):
-    at = open_with(name, {"lang": "zh", "lecture": "1"})
+    at = open_with(name, {"lang": "zh", "lecture": "1", "predict": "0"})
     assert_clean(at)
     assert at.session_state["ui.lang"] == "zh"
     title = at.title[0].value

@@ -111,7 +111,7 @@ def test_every_page_at_its_defaults_in_chinese_lecture_mode(page, server_url):
     for _, href in nav_links(page, server_url):
         slug = href.rstrip("/").rsplit("/", 1)[-1].lower() or "home"
         slug = "home" if slug.startswith("127.0.0.1") else re.sub(r"[^a-z0-9]+", "_", slug)
-        page.goto(href + ("&" if "?" in href else "?") + "lang=zh&lecture=1")
+        page.goto(href + ("&" if "?" in href else "?") + "lang=zh&lecture=1&predict=0")
         page.wait_for_selector('[data-testid="stMain"] h1' if slug == "home" else CHART)
         wait_idle(page)
         if slug != "home":
@@ -295,3 +295,43 @@ def test_settings_and_the_trained_model_survive_a_walk_through_every_page(page, 
     step = page.locator('[data-testid="stMetric"]', has_text="step").locator('[data-testid="stMetricValue"]').first
     assert step.inner_text().strip() == "10"
     assert page.locator('[data-testid="stAlert"]', has_text="new model").count() == 0
+
+
+def test_predict_then_reveal_and_switch_a_head_off_in_the_browser(page, server_url):
+    """In lecture mode the Scaling page asks first and shows its figure after Reveal, on a 1280 x 720 screen; on
+    Live training a model trained 10 steps, a head switched off changes the ablated loss tile and not the step."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(server_url + "/scaling?lecture=1")
+    page.wait_for_selector('[data-testid="stRadio"]')
+    wait_idle(page)
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 0 or \
+        page.locator('[data-testid="stPlotlyChart"]', has_text="Logit standard deviation").count() == 0
+    page.get_by_text("like √d", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("button", name="Reveal").click()
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    chart.wait_for()
+    wait_idle(page)
+    assert page.locator('[data-testid="stMarkdown"]', has_text="Right.").count() == 1
+    box = chart.bounding_box()
+    assert box["y"] + box["height"] <= 720, box                 # the revealed figure is on screen
+    page.evaluate("document.fonts.ready")
+    page.screenshot(path=str(ARTIFACTS / "predict_revealed_scaling.png"))
+    page.set_viewport_size({"width": 1400, "height": 2400})
+    page.goto(server_url + "/live_training")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    page.get_by_role("button", name="Step ×10").click()
+    wait_idle(page)
+    tile = page.locator('[data-testid="stMetric"]', has_text="loss, 0 off").locator('[data-testid="stMetricValue"]')
+    before = tile.inner_text()
+    page.locator('[data-testid="stMultiSelect"]', has_text="Switch off heads").click()
+    page.get_by_role("option", name="L0 H0").click()
+    page.keyboard.press("Escape")
+    wait_idle(page)
+    after = page.locator('[data-testid="stMetric"]', has_text="loss, 1 off").locator('[data-testid="stMetricValue"]')
+    assert after.inner_text() != before
+    step = page.locator('[data-testid="stMetric"]', has_text="step").locator('[data-testid="stMetricValue"]').first
+    assert step.inner_text().strip() == "10"
+    page.evaluate("document.fonts.ready")
+    page.screenshot(path=str(ARTIFACTS / "live_training_heads.png"), full_page=True)

@@ -329,3 +329,24 @@ def test_model_attention_is_sdpa_with_the_temperature_in_the_scale(causal, tau):
     first, second = m(tokens, temperature=tau)[0], m(tokens, temperature=tau)[0]
     assert torch.equal(first, second)
     assert not torch.allclose(m(tokens, temperature=tau)[0], m(tokens, temperature=tau * 3)[0])
+
+
+def test_cli_writes_the_per_head_table(tmp_path):
+    """--heads-out: one row per head; each ablated loss equals explorer.training.ablate on the same batch."""
+    import csv as _csv
+
+    from explorer.training import ablate
+    from explorer.training.cli import main
+
+    out, heads = tmp_path / "run.csv", tmp_path / "heads.csv"
+    assert main(["--task", "induction", "--steps", "30", "--out", str(out), "--heads-out", str(heads)]) == 0
+    rows = list(_csv.DictReader(heads.open()))
+    assert [(int(r["layer"]), int(r["head"])) for r in rows] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert {"kcomp_l0_h0", "kcomp_l0_h1", "ov_copying", "prevtok", "induction"} <= set(rows[0])
+    trainer = Trainer.for_task("induction", seed=0, total_steps=30)
+    trainer.step(30)
+    batch = trainer.task.batch(128, torch.Generator().manual_seed(2024))
+    for r in rows:
+        pair = (int(r["layer"]), int(r["head"]))
+        expected = float(trainer.task.loss(ablate(trainer.model, batch.inputs, [pair], "zero", batch.attn_mask), batch))
+        assert float(r["loss_zero"]) == pytest.approx(expected, rel=1e-5)
