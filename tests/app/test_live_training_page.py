@@ -120,3 +120,19 @@ def test_induction_maps_have_square_cells_and_outline_the_repeat():
     y_axes = [v for k, v in spec["layout"].items() if k.startswith("yaxis")]
     assert len(y_axes) == 4 and all(a.get("scaleanchor", "").startswith("x") for a in y_axes)
     assert live.compact(1266926878.0) == "1.27e+09" and live.compact(0.12345) == "0.1235"
+
+
+def test_scores_over_training_sit_with_the_loss_for_a_two_layer_task():
+    at = page("live_training")
+    at.selectbox(key="train.task").set_value("induction").run()
+    trainer = at.session_state["train.trainer"]
+    trainer.step(60)
+    at.run()
+    assert_clean(at)
+    traces = chart_data(at, "scores")
+    names = [t["name"] for t in traces]
+    assert names == ["previous-token score, layer 0 head 0", "previous-token score, layer 0 head 1",
+                     "induction score, layer 1 head 0", "induction score, layer 1 head 1", "loss"]
+    assert traces[-1]["yaxis"] == "y2"
+    steps = [row["step"] for row in trainer.history]
+    assert set(traces[0]["x"].tolist()) <= set(steps) and traces[0]["x"][-1] == steps[-1]     # aligned by step

@@ -155,3 +155,17 @@ def test_the_figure_waits_until_revealed_and_the_switch_follows_lecture_mode_and
     assert not at.session_state["ui.predict"] and not at.radio
     _, _, _, revealed = ask("scaling", "sc.growth", pick=0)
     assert revealed.startswith("**Not quite** (you said like d).")
+
+
+@pytest.mark.parametrize("name, key", [("kernel_regression", "kr.loo"), ("attention_heatmap", "ah.wide"),
+                                       ("softmax_kernel", "sk.gap"), ("masking", "mk.rows"), ("scaling", "sc.growth"),
+                                       ("efficient_attention", "ef.gain"), ("live_training", "lt.head")])
+def test_every_page_asks_in_chinese_too(name, key):
+    at = page(name)
+    at.session_state["ui.predict"] = True
+    at.session_state["ui.lang"] = "zh"
+    at.run()
+    assert_clean(at)
+    question = next(m.value for m in at.markdown if m.value.startswith("**先预测：**"))
+    assert re.search(r"[\u4e00-\u9fff]{4}", question)
+    assert all(re.search(r"[\u4e00-\u9fff]|h = |L\d", o) for o in at.radio(key=f"predict.{key}.pick").options)
