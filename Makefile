@@ -8,7 +8,7 @@ ADDRESS ?= 127.0.0.1
 PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test test-fast bench chromium clean
+.PHONY: run test test-fast bench load chromium clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (PYTHON=python3.11 make ...)")'
@@ -56,3 +56,9 @@ clean:
 # Benchmarks: one table, every ratio measured in the same run (needs statsmodels, from requirements-dev).
 bench: $(VENV)/.dev-deps chromium
 	CHROMIUM=$(CHROMIUM) $(BIN)/python bench/run.py
+
+# A classroom against real servers over Streamlit's websocket protocol (bench/load.py): sessions held at
+# p95 <= 300 ms with nobody and a quarter training, memory per session, 50 sessions coming and going.
+# LOAD="--sessions 8 --trainers 2 --seconds 20" runs one short profile instead.
+load: $(VENV)/.dev-deps
+	$(BIN)/python bench/load.py $(if $(LOAD),$(LOAD),--ramp)

@@ -1,0 +1,299 @@
+"""A classroom of simulated students against a real Attention Explorer server, over Streamlit's own protocol.
+
+Each student is a websocket client that speaks what the browser speaks: ``BackMsg`` protobufs up (a page run,
+a widget change, a button press, the fragment reruns a running Live training asks for), ``ForwardMsg`` down
+(the page's elements, ``script_finished``). A student opens a page, waits for it, then changes one control at a
+human pace (every 2 to 4 s) and times each rerun from the message sent to ``script_finished``. Trainers open
+Live training, press Start and keep the live view ticking as a browser tab would. Everything stays on
+127.0.0.1, the number of students and the duration are bounded, and the run stops by itself.
+
+    python bench/load.py --sessions 8 --trainers 2 --seconds 20          # against a server it starts
+    python bench/load.py --url http://127.0.0.1:8501 --sessions 30 ...    # against a running one
+    python bench/load.py --ramp                                           # the classroom table (make load)
+
+Prints latency percentiles of interactive reruns, errors, whether every student got answers, and the server's
+resident memory (read from /proc when this script started the server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import random
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.sync.client import connect
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_SESSIONS, MAX_SECONDS = 200, 600        # hard bounds on any run
+# what a browsing student moves on each page: (widget key, the field of its WidgetState, values to cycle through)
+MOVES = {"kernel_regression": ("nw.bandwidth", "string_array_value", (["0.05"], ["0.5"], ["0.2"], ["5"], ["0.01"])),
+         "masking": ("mask.length", "double_array_value", ([12.0], [4.0], [16.0], [8.0])),
+         "scaling": ("scale.d", "string_array_value", (["16"], ["512"], ["64"], ["128"]))}
+PAGES = tuple(MOVES)
+
+
+@dataclass
+class Result:
+    latencies: list[float] = field(default_factory=list)      # s, interactive reruns
+    ticks: list[float] = field(default_factory=list)          # s, Live training fragment reruns
+    errors: list[str] = field(default_factory=list)
+    answered: bool = False
+
+
+class Student:
+    """One browser tab: a websocket session on ``page``; a trainer presses Start on Live training."""
+
+    def __init__(self, base: str, page: str, trainer: bool, seed: int):
+        self.base, self.page, self.trainer = base, page, trainer
+        self.rng = random.Random(seed)
+        self.result = Result()
+        self.widgets: dict[str, str] = {}          # user key -> widget id
+        self.fragment: tuple[str, float] | None = None
+
+    # --------------------------------------------------------------- protocol
+    def _send_rerun(self, ws, widgets=(), fragment_id: str = "") -> None:
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.page_name = self.page
+        state.query_string = ""
+        if fragment_id:
+            state.fragment_id, state.is_auto_rerun = fragment_id, True
+        for wid, kind, value in widgets:
+            w = state.widget_states.widgets.add()
+            w.id = wid
+            if kind.endswith("_array_value"):
+                getattr(w, kind).data.extend(value)
+            else:
+                setattr(w, kind, value)
+        ws.send(msg.SerializeToString())
+
+    def _until_finished(self, ws, deadline: float) -> bool:
+        """Read ForwardMsgs until the run finishes; note widget ids, fragment timers and exceptions."""
+        while time.time() < deadline:
+            try:
+                raw = ws.recv(timeout=max(0.05, deadline - time.time()))
+            except TimeoutError:
+                break
+            msg = ForwardMsg()
+            msg.ParseFromString(raw)
+            kind = msg.WhichOneof("type")
+            if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                element = msg.delta.new_element
+                which = element.WhichOneof("type")
+                if which == "exception":
+                    self.result.errors.append(element.exception.message[:200])
+                inner = getattr(element, which, None) if which else None
+                wid = getattr(inner, "id", "")
+                if wid and "-" in wid:
+                    self.widgets[wid.rsplit("-", 1)[-1]] = wid
+            elif kind == "auto_rerun":
+                self.fragment = (msg.auto_rerun.fragment_id, msg.auto_rerun.interval)
+            elif kind == "script_finished":
+                if msg.script_finished in (ForwardMsg.FINISHED_SUCCESSFULLY,
+                                           ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY):
+                    return True
+                if msg.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    continue
+                self.result.errors.append(f"script finished with status {msg.script_finished}")
+                return True
+        self.result.errors.append("no answer within the time limit")
+        return False
+
+    # --------------------------------------------------------------- the student
+    def run(self, stop_at: float) -> None:
+        url = self.base.replace("http", "ws", 1) + "/_stcore/stream"
+        try:
+            with connect(url, subprotocols=["streamlit"], origin=self.base, open_timeout=30,
+                         max_size=None) as ws:
+                self._send_rerun(ws)
+                if not self._until_finished(ws, time.time() + 60):
+                    return
+                self.result.answered = True
+                if self.trainer:
+                    self._train(ws, stop_at)
+                else:
+                    self._browse(ws, stop_at)
+        except Exception as err:                      # a dropped connection is an error of the run, not a crash
+            self.result.errors.append(f"{type(err).__name__}: {err}"[:200])
+
+    def _browse(self, ws, stop_at: float) -> None:
+        key, kind, values = MOVES[self.page]
+        i = self.rng.randrange(len(values))
+        while time.time() + 4 < stop_at:
+            time.sleep(self.rng.uniform(2.0, 4.0))             # a human pace
+            i += 1
+            wid = self.widgets.get(key)
+            if wid is None:
+                self.result.errors.append(f"no widget {key} on {self.page}")
+                return
+            t0 = time.perf_counter()
+            self._send_rerun(ws, [(wid, kind, values[i % len(values)])])
+            if self._until_finished(ws, time.time() + 30):
+                self.result.latencies.append(time.perf_counter() - t0)
+
+    def _train(self, ws, stop_at: float) -> None:
+        start = self.widgets.get("train.start")
+        if start is None:
+            self.result.errors.append("no Start button")
+            return
+        t0 = time.perf_counter()
+        self._send_rerun(ws, [(start, "trigger_value", True)])
+        if self._until_finished(ws, time.time() + 30):
+            self.result.latencies.append(time.perf_counter() - t0)
+        while time.time() < stop_at and self.fragment:
+            fragment_id, interval = self.fragment
+            time.sleep(interval)
+            t0 = time.perf_counter()
+            self._send_rerun(ws, fragment_id=fragment_id)
+            if self._until_finished(ws, time.time() + 30):
+                self.result.ticks.append(time.perf_counter() - t0)
+
+
+# ------------------------------------------------------------------- a server, and a whole run
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def server(extra_env: dict | None = None):
+    """A fresh ``streamlit run app.py`` on a free loopback port: yields (base URL, pid)."""
+    port = _free_port()
+    env = dict(os.environ, EXPLORER_DEVICE="cpu", **(extra_env or {}))
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
+                             "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
+                             "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            with contextlib.suppress(OSError):
+                urllib.request.urlopen(base + "/_stcore/health", timeout=2)
+                break
+            time.sleep(0.2)
+        yield base, proc.pid
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory of a process (MiB), from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def run_class(base: str, sessions: int, trainers: int, seconds: float, seed: int = 0) -> dict:
+    """``sessions`` students for ``seconds`` (``trainers`` of them on Live training); the summary."""
+    if not (1 <= sessions <= MAX_SESSIONS and 0 <= trainers <= sessions and 1 <= seconds <= MAX_SECONDS):
+        raise ValueError(f"1 <= sessions <= {MAX_SESSIONS}, 0 <= trainers <= sessions, 1 <= seconds <= {MAX_SECONDS}")
+    if not base.startswith(("http://127.0.0.1", "http://localhost")):
+        raise ValueError("load goes to this machine's loopback only (127.0.0.1)")
+    stop_at = time.time() + seconds
+    students = [Student(base, "live_training" if i < trainers else PAGES[i % len(PAGES)], i < trainers, seed + i)
+                for i in range(sessions)]
+    threads = [threading.Thread(target=s.run, args=(stop_at,), daemon=True) for s in students]
+    for i, t in enumerate(threads):
+        t.start()
+        time.sleep(min(0.2, seconds / (4 * sessions)) if i else 0)      # students arrive over a moment, not at once
+    for t in threads:
+        t.join(timeout=seconds + 120)
+    latencies = sorted(x for s in students for x in s.result.latencies)
+    ticks = sorted(x for s in students for x in s.result.ticks)
+    return {"sessions": sessions, "trainers": trainers, "seconds": seconds,
+            "answered": sum(s.result.answered for s in students), "reruns": len(latencies),
+            "errors": [e for s in students for e in s.result.errors],
+            "p50": _pct(latencies, 50), "p95": _pct(latencies, 95), "p99": _pct(latencies, 99),
+            "tick_p50": _pct(ticks, 50), "tick_p95": _pct(ticks, 95), "ticks": len(ticks)}
+
+
+def _pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
+
+
+def _row(summary: dict, rss: float | None = None) -> str:
+    ms = lambda v: f"{v * 1000:.0f}" if v == v else "–"      # noqa: E731  (nan: no reruns)
+    extra = f" | {rss:.0f}" if rss is not None else ""
+    return (f"| {summary['sessions']} | {summary['trainers']} | {summary['answered']}/{summary['sessions']} | "
+            f"{summary['reruns']} | {ms(summary['p50'])} / {ms(summary['p95'])} / {ms(summary['p99'])} | "
+            f"{ms(summary['tick_p95'])} | {len(summary['errors'])}{extra} |")
+
+
+def ramp(seconds: float = 30) -> None:
+    """The classroom table: fresh server per load, nobody training and a quarter training, doubling the sessions
+    until p95 of interactive reruns passes 300 ms; per-session memory; sessions coming and going."""
+    print("| sessions | training | answered | reruns | rerun p50 / p95 / p99 ms | tick p95 ms | errors | RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|")
+    for share in (0.0, 0.25):
+        held = 0
+        for n in (4, 8, 16, 32):
+            with server() as (base, pid):
+                idle = rss_mib(pid)
+                summary = run_class(base, n, round(n * share), seconds)
+                print(_row(summary, rss_mib(pid) - idle), flush=True)
+            if summary["p95"] <= 0.3 and not summary["errors"]:
+                held = n
+            else:
+                break
+        print(f"\nheld at p95 <= 300 ms with {share:.0%} training: {held} sessions\n", flush=True)
+
+
+def churn(rounds: int = 5, per_round: int = 10) -> None:
+    """50 sessions come and go: the server's memory after each round (a closed tab frees its session)."""
+    with server() as (base, pid):
+        start = rss_mib(pid)
+        marks = []
+        for _ in range(rounds):
+            run_class(base, per_round, per_round // 5, 8)
+            time.sleep(3)
+            marks.append(rss_mib(pid))
+        print(f"RSS after start {start:.0f} MiB; after each round of {per_round} sessions (2 training) closing: "
+              + ", ".join(f"{m:.0f}" for m in marks) + " MiB")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--url", help="a running server on 127.0.0.1 (default: start one)")
+    p.add_argument("--sessions", type=int, default=8)
+    p.add_argument("--trainers", type=int, default=2)
+    p.add_argument("--seconds", type=float, default=20)
+    p.add_argument("--ramp", action="store_true", help="the classroom table (fresh server per row)")
+    p.add_argument("--churn", action="store_true", help="50 sessions come and go; memory after each 10")
+    args = p.parse_args(argv)
+    if args.ramp:
+        ramp()
+        churn()
+        return 0
+    with (contextlib.nullcontext((args.url, None)) if args.url else server()) as (base, pid):
+        summary = run_class(base, args.sessions, args.trainers, args.seconds)
+        print("| sessions | training | answered | reruns | rerun p50 / p95 / p99 ms | tick p95 ms | errors |"
+              + (" RSS MiB |" if pid else ""))
+        print("|---|---|---|---|---|---|---|" + ("---|" if pid else ""))
+        print(_row(summary, rss_mib(pid) if pid else None))
+        for err in summary["errors"][:5]:
+            print("error:", err, file=sys.stderr)
+    return 1 if summary["errors"] or summary["answered"] < summary["sessions"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
