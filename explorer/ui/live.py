@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+import uuid
 
 import numpy as np
 import pandas as pd
@@ -50,6 +51,7 @@ from .control import Control
 from .controls import seed_control
 from .figure import show
 from .predict import prediction
+from .slots import SLOTS
 from .state import lang, lecture_mode, say, tr
 
 TICK = 0.5                      # seconds between redraws while training
@@ -132,6 +134,7 @@ def _build() -> None:
     s["train.trainer"] = Trainer(cfg, task, lr=s["train.lr"], warmup=s["train.warmup"], seed=s["train.seed"],
                                  device=get_device())
     s["train.arch"], s["train.running"] = _architecture(), False
+    SLOTS.release(_session())
 
 
 def session_trainer() -> Trainer:
@@ -159,6 +162,8 @@ def session_trainer() -> Trainer:
 
 def _set_running(on: bool) -> None:
     st.session_state["train.running"] = on
+    if not on:
+        SLOTS.release(_session())
 
 
 def _step() -> None:
@@ -177,16 +182,28 @@ def draw_buttons() -> None:
         st.button(tr("lt.reset"), on_click=_build, help=tr("lt.reset_help"), key="train.reset")
 
 
+def _session() -> str:
+    """This browser session's name in the training line (a random token kept in its state)."""
+    return st.session_state.setdefault("train.slot_id", uuid.uuid4().hex)
+
+
 def advance(trainer: Trainer) -> None:
-    """Train one chunk while running, sized so that it takes about ``TICK_BUDGET`` seconds; stop on a halt."""
+    """Train one chunk while running, sized so that it takes about ``TICK_BUDGET`` seconds, when this session holds
+    one of the server's training slots (``explorer.ui.slots``); otherwise say its place in the line; stop on a halt."""
     s = st.session_state
     if s["train.running"] and not trainer.stopped:
+        place = SLOTS.claim(_session())
+        if place:
+            k, _, waiting = SLOTS.status()
+            st.info(tr("lt.queued", place=place, waiting=waiting, k=k))
+            return
         t0 = time.perf_counter()
         rows = trainer.step(s["train.chunk"])
         per_step = (time.perf_counter() - t0) / max(1, len(rows))
         s["train.chunk"] = int(np.clip(TICK_BUDGET / max(per_step, 1e-4), 1, 200))
     if trainer.stopped and s["train.running"]:
         s["train.running"] = False
+        SLOTS.release(_session())
         st.rerun(scope="app")
     if trainer.stopped:
         st.error(say(trainer.stopped))

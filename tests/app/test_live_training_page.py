@@ -136,3 +136,31 @@ def test_scores_over_training_sit_with_the_loss_for_a_two_layer_task():
     assert traces[-1]["yaxis"] == "y2"
     steps = [row["step"] for row in trainer.history]
     assert set(traces[0]["x"].tolist()) <= set(steps) and traces[0]["x"][-1] == steps[-1]     # aligned by step
+
+
+def test_sessions_queue_for_the_training_slots_and_move_up(monkeypatch):
+    """With one slot: the first to press Start trains, the next two wait with their place in line (and do not
+    train), Pause works for a waiting session, and when the trainer pauses the next in line starts."""
+    from explorer.ui.slots import SLOTS
+
+    monkeypatch.setattr(SLOTS, "k", 1)
+    SLOTS.holders.clear()
+    SLOTS.waiting.clear()
+    tabs = [page("live_training") for _ in range(3)]
+    for at in tabs:
+        buttons(at)["Start"].click().run()
+    for at in tabs:
+        at.run()                                     # a tick of each live view, all three in line now
+    steps = [at.session_state["train.trainer"].step_count for at in tabs]
+    assert steps[0] > 0 and steps[1:] == [0, 0]
+    waits = [next((i.value for i in at.info if "Waiting for a training slot" in i.value), "") for at in tabs]
+    assert waits[0] == "" and "place 1 of 2" in waits[1] and "place 2 of 2" in waits[2]
+    buttons(tabs[1])["Pause"].click().run()          # a waiting session pauses: it leaves the line
+    assert not tabs[1].session_state["train.running"]
+    buttons(tabs[0])["Pause"].click().run()          # the trainer pauses: its slot frees
+    tabs[2].run()
+    tabs[2].run()
+    assert tabs[2].session_state["train.trainer"].step_count > 0
+    assert tabs[1].session_state["train.trainer"].step_count == 0
+    SLOTS.holders.clear()
+    SLOTS.waiting.clear()
