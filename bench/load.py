@@ -201,8 +201,9 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def run_class(base: str, sessions: int, trainers: int, seconds: float, seed: int = 0) -> dict:
-    """``sessions`` students for ``seconds`` (``trainers`` of them on Live training); the summary."""
+def run_class(base: str, sessions: int, trainers: int, seconds: float, seed: int = 0, pid: int | None = None) -> dict:
+    """``sessions`` students for ``seconds`` (``trainers`` of them on Live training); the summary (with ``pid``:
+    the server's largest resident memory while they were connected, MiB)."""
     if not (1 <= sessions <= MAX_SESSIONS and 0 <= trainers <= sessions and 1 <= seconds <= MAX_SECONDS):
         raise ValueError(f"1 <= sessions <= {MAX_SESSIONS}, 0 <= trainers <= sessions, 1 <= seconds <= {MAX_SECONDS}")
     if not base.startswith(("http://127.0.0.1", "http://localhost")):
@@ -214,15 +215,18 @@ def run_class(base: str, sessions: int, trainers: int, seconds: float, seed: int
     for i, t in enumerate(threads):
         t.start()
         time.sleep(min(0.2, seconds / (4 * sessions)) if i else 0)      # students arrive over a moment, not at once
-    for t in threads:
-        t.join(timeout=seconds + 120)
+    peak = 0.0
+    while any(t.is_alive() for t in threads) and time.time() < stop_at + 120:
+        if pid:
+            peak = max(peak, rss_mib(pid))
+        time.sleep(0.5)
     latencies = sorted(x for s in students for x in s.result.latencies)
     ticks = sorted(x for s in students for x in s.result.ticks)
     return {"sessions": sessions, "trainers": trainers, "seconds": seconds,
             "answered": sum(s.result.answered for s in students), "reruns": len(latencies),
             "errors": [e for s in students for e in s.result.errors],
             "p50": _pct(latencies, 50), "p95": _pct(latencies, 95), "p99": _pct(latencies, 99),
-            "tick_p50": _pct(ticks, 50), "tick_p95": _pct(ticks, 95), "ticks": len(ticks)}
+            "tick_p50": _pct(ticks, 50), "tick_p95": _pct(ticks, 95), "ticks": len(ticks), "peak_rss": peak}
 
 
 def _pct(values: list[float], p: float) -> float:
@@ -248,9 +252,8 @@ def ramp(seconds: float = 30) -> None:
         held = 0
         for n in (4, 8, 16, 32):
             with server() as (base, pid):
-                idle = rss_mib(pid)
-                summary = run_class(base, n, round(n * share), seconds)
-                print(_row(summary, rss_mib(pid) - idle), flush=True)
+                summary = run_class(base, n, round(n * share), seconds, pid=pid)
+                print(_row(summary, summary["peak_rss"]), flush=True)
             if summary["p95"] <= 0.3 and not summary["errors"]:
                 held = n
             else:
@@ -258,16 +261,34 @@ def ramp(seconds: float = 30) -> None:
         print(f"\nheld at p95 <= 300 ms with {share:.0%} training: {held} sessions\n", flush=True)
 
 
+def memory(n: int = 10) -> None:
+    """Resident memory per idle and per training session: the server warmed up by 3 sessions (imports, caches),
+    then ``n`` students browsing, then ``n`` training (training slots let them all hold a model)."""
+    with server({"EXPLORER_TRAINING_SLOTS": str(n)}) as (base, pid):
+        run_class(base, 3, 1, 8)
+        time.sleep(TTL + 5)                                   # the warm-up sessions are gone
+        warm = rss_mib(pid)
+        idle = run_class(base, n, 0, 12, seed=100, pid=pid)["peak_rss"]
+        time.sleep(TTL + 5)
+        trained = run_class(base, n, n, 12, seed=200, pid=pid)["peak_rss"]
+    print(f"memory: warm server {warm:.0f} MiB; with {n} idle sessions {idle:.0f} MiB "
+          f"({(idle - warm) / n:.1f} MiB each); with {n} training {trained:.0f} MiB "
+          f"({(trained - warm) / n:.1f} MiB each)")
+
+
+TTL = 20       # s: .streamlit/config.toml's server.disconnectedSessionTTL (a closed tab's session is dropped after it)
+
+
 def churn(rounds: int = 5, per_round: int = 10) -> None:
-    """50 sessions come and go: the server's memory after each round (a closed tab frees its session)."""
+    """50 sessions come and go: the server's memory after each round has closed and its sessions have expired."""
     with server() as (base, pid):
         start = rss_mib(pid)
         marks = []
         for _ in range(rounds):
             run_class(base, per_round, per_round // 5, 8)
-            time.sleep(3)
+            time.sleep(TTL + 5)
             marks.append(rss_mib(pid))
-        print(f"RSS after start {start:.0f} MiB; after each round of {per_round} sessions (2 training) closing: "
+        print(f"churn: RSS {start:.0f} MiB at start; after each round of {per_round} sessions (2 training) has closed: "
               + ", ".join(f"{m:.0f}" for m in marks) + " MiB")
 
 
@@ -278,10 +299,11 @@ def main(argv=None) -> int:
     p.add_argument("--trainers", type=int, default=2)
     p.add_argument("--seconds", type=float, default=20)
     p.add_argument("--ramp", action="store_true", help="the classroom table (fresh server per row)")
-    p.add_argument("--churn", action="store_true", help="50 sessions come and go; memory after each 10")
+
     args = p.parse_args(argv)
     if args.ramp:
         ramp()
+        memory()
         churn()
         return 0
     with (contextlib.nullcontext((args.url, None)) if args.url else server()) as (base, pid):
