@@ -8,7 +8,7 @@ ADDRESS ?= 127.0.0.1
 PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test test-fast bench load chromium clean
+.PHONY: run test test-fast bench load serve-class chromium clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (PYTHON=python3.11 make ...)")'
@@ -29,8 +29,8 @@ run: $(VENV)/.run-deps
 	@echo "Attention Explorer will be at http://$(ADDRESS):$(PORT)  (Ctrl+C stops it)"
 	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT)
 
-# The browser tests and PNG/SVG export drive Debian's chromium; a CJK font lets it draw the 中文 UI.
-# Install them when missing and we may (root + apt-get).
+# The browser tests and PNG/SVG export drive Debian's chromium; a CJK font lets it draw the 中文 UI; the
+# replica tests put HAProxy in front of the app. Install them when missing and we may (root + apt-get).
 chromium:
 	@if [ ! -x "$(CHROMIUM)" ] || ! fc-list :lang=zh 2>/dev/null | grep -q .; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -38,6 +38,14 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null; \
 	  else \
 	    echo "The browser tests need Chromium at $(CHROMIUM): install it (apt-get install chromium) or set CHROMIUM=/path/to/chrome"; exit 1; \
+	  fi; \
+	fi
+	@if ! command -v haproxy >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing haproxy for the replica tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; \
+	  else \
+	    echo "haproxy not found (apt-get install haproxy): the replica tests will be skipped"; \
 	  fi; \
 	fi
 
@@ -62,3 +70,8 @@ bench: $(VENV)/.dev-deps chromium
 # LOAD="--sessions 8 --trainers 2 --seconds 20" runs one short profile instead.
 load: $(VENV)/.dev-deps
 	$(BIN)/python bench/load.py $(if $(LOAD),$(LOAD),--ramp)
+
+# A lecture hall on one machine: REPLICAS app servers behind HAProxy with sticky sessions (deploy/).
+REPLICAS ?= 3
+serve-class: $(VENV)/.run-deps chromium
+	$(BIN)/python deploy/serve_class.py --replicas $(REPLICAS) --port $(PORT) --address $(ADDRESS)

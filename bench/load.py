@@ -32,6 +32,7 @@ from pathlib import Path
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,6 +50,7 @@ class Result:
     ticks: list[float] = field(default_factory=list)          # s, Live training fragment reruns
     errors: list[str] = field(default_factory=list)
     answered: bool = False
+    dropped: int = 0                                            # connections lost and reopened
 
 
 class Student:
@@ -60,6 +62,8 @@ class Student:
         self.result = Result()
         self.widgets: dict[str, str] = {}          # user key -> widget id
         self.fragment: tuple[str, float] | None = None
+        self.cookie = ""                           # a balancer's sticky cookie, once set
+        self.replicas: list[str] = []              # the replica that answered each connection
 
     # --------------------------------------------------------------- protocol
     def _send_rerun(self, ws, widgets=(), fragment_id: str = "") -> None:
@@ -84,7 +88,7 @@ class Student:
             try:
                 raw = ws.recv(timeout=max(0.05, deadline - time.time()))
             except TimeoutError:
-                break
+                break                                   # (ConnectionClosed goes up to ``run``: it reconnects)
             msg = ForwardMsg()
             msg.ParseFromString(raw)
             kind = msg.WhichOneof("type")
@@ -111,21 +115,46 @@ class Student:
         return False
 
     # --------------------------------------------------------------- the student
+    def _open(self):
+        """Open the session as a browser does: load the page (where a balancer sets its sticky cookie), then the
+        websocket with that cookie. Notes the replica that answered (a balancer's X-Replica header)."""
+        headers = {"Cookie": self.cookie} if self.cookie else {}
+        with urllib.request.urlopen(urllib.request.Request(self.base + "/", headers=headers), timeout=30) as resp:
+            cookie = resp.headers.get("Set-Cookie")
+        if cookie:
+            self.cookie = cookie.split(";", 1)[0]
+            headers = {"Cookie": self.cookie}
+        ws = connect(self.base.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"],
+                     origin=self.base, open_timeout=30, max_size=None, additional_headers=headers)
+        self.replicas.append(ws.response.headers.get("X-Replica", ""))
+        return ws
+
     def run(self, stop_at: float) -> None:
-        url = self.base.replace("http", "ws", 1) + "/_stcore/stream"
-        try:
-            with connect(url, subprotocols=["streamlit"], origin=self.base, open_timeout=30,
-                         max_size=None) as ws:
-                self._send_rerun(ws)
-                if not self._until_finished(ws, time.time() + 60):
+        """The student's visit; a dropped connection (a replica gone) reconnects, as the browser does, up to 3
+        times: the new session starts fresh (counted in ``dropped``, not as an error)."""
+        while time.time() < stop_at:
+            try:
+                with self._open() as ws:
+                    self.widgets.clear()
+                    self.fragment = None
+                    self._send_rerun(ws)
+                    if not self._until_finished(ws, time.time() + 60):
+                        return
+                    self.result.answered = True
+                    if self.trainer:
+                        self._train(ws, stop_at)
+                    else:
+                        self._browse(ws, stop_at)
                     return
-                self.result.answered = True
-                if self.trainer:
-                    self._train(ws, stop_at)
-                else:
-                    self._browse(ws, stop_at)
-        except Exception as err:                      # a dropped connection is an error of the run, not a crash
-            self.result.errors.append(f"{type(err).__name__}: {err}"[:200])
+            except ConnectionClosed:
+                self.result.dropped += 1
+                if self.result.dropped > 3:
+                    self.result.errors.append("the connection dropped more than 3 times")
+                    return
+                time.sleep(1.0)
+            except Exception as err:                      # anything else is an error of the run, not a crash
+                self.result.errors.append(f"{type(err).__name__}: {err}"[:200])
+                return
 
     def _browse(self, ws, stop_at: float) -> None:
         key, kind, values = MOVES[self.page]
@@ -201,12 +230,14 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def run_class(base: str, sessions: int, trainers: int, seconds: float, seed: int = 0, pid: int | None = None) -> dict:
+def run_class(base: str, sessions: int, trainers: int, seconds: float, seed: int = 0, pid: int | None = None,
+              during=None) -> dict:
     """``sessions`` students for ``seconds`` (``trainers`` of them on Live training); the summary (with ``pid``:
-    the server's largest resident memory while they were connected, MiB)."""
+    the server's largest resident memory while they were connected, MiB). ``during(elapsed)`` is called every half
+    second while the class runs (the failover test stops a replica from it)."""
     if not (1 <= sessions <= MAX_SESSIONS and 0 <= trainers <= sessions and 1 <= seconds <= MAX_SECONDS):
         raise ValueError(f"1 <= sessions <= {MAX_SESSIONS}, 0 <= trainers <= sessions, 1 <= seconds <= {MAX_SECONDS}")
-    if not base.startswith(("http://127.0.0.1", "http://localhost")):
+    if not base.startswith(("http://127.0.0.1:", "http://localhost:")):
         raise ValueError("load goes to this machine's loopback only (127.0.0.1)")
     stop_at = time.time() + seconds
     students = [Student(base, "live_training" if i < trainers else PAGES[i % len(PAGES)], i < trainers, seed + i)
@@ -215,10 +246,12 @@ def run_class(base: str, sessions: int, trainers: int, seconds: float, seed: int
     for i, t in enumerate(threads):
         t.start()
         time.sleep(min(0.2, seconds / (4 * sessions)) if i else 0)      # students arrive over a moment, not at once
-    peak = 0.0
+    peak, began = 0.0, time.time()
     while any(t.is_alive() for t in threads) and time.time() < stop_at + 120:
         if pid:
             peak = max(peak, rss_mib(pid))
+        if during:
+            during(time.time() - began)
         time.sleep(0.5)
     latencies = sorted(x for s in students for x in s.result.latencies)
     ticks = sorted(x for s in students for x in s.result.ticks)
@@ -226,7 +259,8 @@ def run_class(base: str, sessions: int, trainers: int, seconds: float, seed: int
             "answered": sum(s.result.answered for s in students), "reruns": len(latencies),
             "errors": [e for s in students for e in s.result.errors],
             "p50": _pct(latencies, 50), "p95": _pct(latencies, 95), "p99": _pct(latencies, 99),
-            "tick_p50": _pct(ticks, 50), "tick_p95": _pct(ticks, 95), "ticks": len(ticks), "peak_rss": peak}
+            "tick_p50": _pct(ticks, 50), "tick_p95": _pct(ticks, 95), "ticks": len(ticks), "peak_rss": peak,
+            "students": students}
 
 
 def _pct(values: list[float], p: float) -> float:

@@ -1,0 +1,42 @@
+"""A lecture hall: replicas behind Debian's HAProxy (deploy/). Sticky sessions, and a replica lost mid-class."""
+
+import shutil
+
+import pytest
+
+from bench.load import run_class
+from deploy.serve_class import Hall
+
+pytestmark = pytest.mark.skipif(shutil.which("haproxy") is None, reason="needs HAProxy (apt-get install haproxy)")
+
+
+def test_every_session_stays_on_one_replica_and_both_replicas_get_students():
+    with Hall(2) as hall:
+        summary = run_class(hall.url, sessions=6, trainers=1, seconds=12)
+    assert summary["errors"] == [] and summary["answered"] == 6
+    students = summary["students"]
+    assert all(len(set(s.replicas)) == 1 and s.replicas[0] in ("r1", "r2") for s in students)
+    assert {s.replicas[0] for s in students} == {"r1", "r2"}                 # round-robin spreads new browsers
+    assert all(s.cookie.startswith("EXPLORER_REPLICA=") for s in students)
+
+
+def test_a_replica_lost_mid_class_sends_its_students_to_the_other_and_leaves_the_rest_alone():
+    """r1 is killed 6 s in: its students' connections drop, they reconnect through the balancer to r2 and start
+    fresh sessions that answer; r2's students see no error and no drop."""
+    with Hall(2) as hall:
+        state = {"done": False}
+
+        def kill_r1(elapsed):
+            if elapsed > 6 and not state["done"]:
+                hall.stop_replica("r1")
+                state["done"] = True
+        summary = run_class(hall.url, sessions=6, trainers=0, seconds=20, during=kill_r1)
+    students = summary["students"]
+    on_r1 = [s for s in students if s.replicas[0] == "r1"]
+    on_r2 = [s for s in students if s.replicas[0] == "r2"]
+    assert on_r1 and on_r2
+    assert all(s.result.errors == [] and s.result.dropped == 0 and set(s.replicas) == {"r2"} for s in on_r2)
+    for s in on_r1:
+        assert s.result.errors == [] and s.result.dropped >= 1
+        assert s.replicas[-1] == "r2" and s.result.answered
+        assert s.result.latencies                                            # it went on working after the move
