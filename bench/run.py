@@ -225,7 +225,8 @@ def bench_upload():
     csv = "x,y\n" + "\n".join(f"{a:.5f},{np.sin(a) + 0.3 * gen.normal():.5f}" for a in xs)
     at = AppTest.from_file(str(ROOT / "pages" / "kernel_regression.py"), default_timeout=120).run()
     at.selectbox(key="data.name").set_value("upload").run()
-    at.file_uploader(key="data.file").set_value(("big.csv", csv.encode(), "text/csv"))
+    # the uploader's key in a fresh session (it changes each time a refused file is taken out of it)
+    at.file_uploader(key="data.file.0").set_value(("big.csv", csv.encode(), "text/csv"))
     t0 = time.perf_counter()
     at.run()
     first = time.perf_counter() - t0

@@ -146,8 +146,9 @@ def importance_figure(importance: dict, style: Style = NORMAL, lang: str = "en")
            "text": [f"{importance[k]:.3g}" for k in heads], "textposition": "outside"}
     intact = Line(importance["intact"], t("fig.intact_loss", lang, value=f"{importance['intact']:.3g}"), "y",
                   dash="dot")
+    top = max([importance[k] for k in importance]) * 1.2          # room above the bars for their labels
     return figure([bar], t("fig.importance_title", lang), t("fig.head", lang), t("fig.eval_loss", lang), style,
-                  height=340, lines=[intact])
+                  height=340, lines=[intact], yaxis={"range": [0, top]})
 
 
 def scores_figure(df: pd.DataFrame, n_layers: int, n_heads: int, style: Style = NORMAL,
