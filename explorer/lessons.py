@@ -212,6 +212,12 @@ def row_shape(entropy: float, log_n: float, max_weight: float) -> int:
     return 2 if entropy > 0.95 * log_n else 1
 
 
+def row_sums_answer(row_sums) -> tuple[int, int]:
+    """Do the rows still sum to 1? (0: every row, 1: only some, 2: none; how many do), on the rows drawn."""
+    whole = np.isclose(np.asarray(row_sums, float), 1.0, atol=1e-6)
+    return (0 if whole.all() else 2 if not whole.any() else 1), int(whole.sum())
+
+
 def gap_size(max_diff: float) -> int:
     """0: equal up to rounding (< 1e-9), 1: close (< 0.05), 2: clearly different."""
     return 0 if max_diff < 1e-9 else 1 if max_diff < 0.05 else 2

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer import lessons
 from explorer.attention import MASK_MODES
 from explorer.figures.masking import gradient_heatmap, leak_bars, mode_lines
 from explorer.masking import renorm_underflow
@@ -54,11 +55,10 @@ with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME
         show_lesson("masking", ex, key="pair", main=True)
 
     sums = ex["post.row_sum"]
-    whole = np.isclose(sums, 1.0, atol=1e-6)
-    expected = 0 if whole.all() else 2 if not whole.any() else 1
+    expected, whole = lessons.row_sums_answer(sums)
     mark = prediction("mk.rows", tr("mk.predict_q", kind=tr(f"masktype.{kind}")),
                       [tr(f"mk.rows_{i}") for i in range(3)], expected,
-                      tr("mk.predict_why", whole=int(whole.sum()), n=length, low=f"{sums.min():.2f}"))
+                      tr("mk.predict_why", whole=whole, n=length, low=f"{sums.min():.2f}"))
     if mark is None:
         st.stop()
     st.subheader(tr("mk.verdicts"))

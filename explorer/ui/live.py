@@ -334,7 +334,7 @@ def test_the_heads(trainer: Trainer) -> None:
                                                     trainer.temperature), batch)
         off = _loss_and_accuracy(trainer, ablate(trainer.model, batch.inputs, [_pair(h) for h in chosen], how,
                                                  batch.attn_mask, trainer.temperature), batch)
-        importance = head_importance(trainer.model, batch, task.loss, how, trainer.temperature)
+        importance = _importance(trainer, batch, how)
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(tr("lt.intact_loss"), compact(intact[0]))
     m2.metric(tr("lt.ablated_loss", n=len(chosen)), compact(off[0]), delta=f"{off[0] - intact[0]:+.3g}",
@@ -358,6 +358,17 @@ def test_the_heads(trainer: Trainer) -> None:
         show(scores_figure(pd.DataFrame(rows), cfg.n_layers, cfg.n_heads, lang=lang()), key="scores")
     if not task.regression:
         _circuits(trainer, heads)
+
+
+def _importance(trainer: Trainer, batch, how: str) -> dict:
+    """Each head switched off in turn, recomputed only when the weights moved (a new step), the temperature or
+    ``how`` changed: a rerun for another control does not pay for one forward pass per head again."""
+    key = (id(trainer), trainer.step_count, trainer.temperature, how)
+    memo = st.session_state.get("train.importance")
+    if memo is None or memo[0] != key:
+        memo = (key, head_importance(trainer.model, batch, trainer.task.loss, how, trainer.temperature))
+        st.session_state["train.importance"] = memo
+    return memo[1]
 
 
 def _circuits(trainer: Trainer, heads: list[str]) -> None:
