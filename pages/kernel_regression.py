@@ -62,7 +62,7 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C
     st.subheader(tr("kr.loo_header"))
     st.markdown(tr("kr.loo_text"))
     loo = cache.lesson_data("loo_cv", data=data, kernels=kernels, same_width=same_width)
-    candidates, right = lessons.loo_question(data["x"], data["y"], kernel, loo["optimum"], presets(ds[0]).values())
+    candidates, right = cache.loo_question(*ds, kernel, loo["optimum"], tuple(presets(ds[0]).values()))
     offered = [f"h = {c:g}" for c in candidates]
     mark = prediction("kr.loo", tr("kr.predict_q", kernel=tr(f"kernel.{kernel}"), choices=", ".join(offered)),
                       offered, right, tr("kr.predict_why", h=offered[right]))
