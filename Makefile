@@ -8,7 +8,7 @@ ADDRESS ?= 127.0.0.1
 PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test test-fast bench load serve-class chromium clean
+.PHONY: run dev test test-fast bench load serve-class chromium clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (PYTHON=python3.11 make ...)")'
@@ -25,9 +25,15 @@ $(VENV)/.dev-deps: requirements-dev.txt $(VENV)/.run-deps
 	$(BIN)/pip install -q -e ".[test]"
 	@touch $@
 
+# The dashboard as people use it: no file watcher (.streamlit/config.toml), so nothing but the viewers costs time.
 run: $(VENV)/.run-deps
 	@echo "Attention Explorer will be at http://$(ADDRESS):$(PORT)  (Ctrl+C stops it)"
 	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT)
+
+# For someone editing the pages: the same, plus Streamlit's file watcher, rerunning a page when its file is saved.
+dev: $(VENV)/.run-deps
+	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT) \
+	  --server.fileWatcherType auto --server.runOnSave true
 
 # The browser tests and PNG/SVG export drive Debian's chromium; a CJK font lets it draw the 中文 UI; the
 # replica tests put HAProxy in front of the app. Install them when missing and we may (root + apt-get).
