@@ -8,14 +8,16 @@ import streamlit as st
 
 from explorer.i18n import LANGUAGES
 from explorer.ui.layout import page_style
-from explorer.ui.navigation import navigation_pages
+from explorer.ui.navigation import navigation_pages, note_unknown_path, requested_path
 from explorer.ui.state import keep_shared_state, lecture_changed, lecture_mode, tr
 
 keep_shared_state()
 st.set_page_config(page_title=tr("app.name"), page_icon=":material/visibility:", layout="wide",
                    initial_sidebar_state="collapsed" if lecture_mode() else "auto")
 page_style()
+asked = requested_path()
 nav = st.navigation(navigation_pages())
+note_unknown_path(asked, nav)
 with st.sidebar:
     st.selectbox(tr("ui.language"), list(LANGUAGES), key="ui.lang", format_func=LANGUAGES.get)
     st.toggle(tr("ui.lecture"), key="ui.lecture", help=tr("ui.lecture_help"), on_change=lecture_changed)

@@ -191,14 +191,28 @@ def cost_summary(cost: dict) -> dict | None:
 
 
 # ------------------------------------------------------------------ predict, then reveal: the right answers
-def loo_question(x, y, kernel: str, optimum: float, presets) -> tuple[list[float], int]:
-    """The bandwidths offered ("which h gives the lowest leave-one-out error?": the presets and the LOO optimum,
-    rounded to 2 significant digits) and the index of the one with the lowest leave-one-out MSE on (x, y)."""
+LOO_TIE = 0.02      # an offered bandwidth whose LOO error is within 2 % of the lowest one's counts as right too
+SEPARATE = 1.5      # the LOO optimum is offered only when it is at least 1.5x away from every preset
+
+
+def loo_question(x, y, kernel: str, optimum: float, presets) -> dict:
+    """"Which of these bandwidths gives the lowest leave-one-out error?" on (x, y): the presets, plus the LOO
+    optimum (2 significant digits) when it is at least ``SEPARATE`` times away from each of them, so that no two
+    choices are a hair apart. Returns the bandwidths offered (``h``), their LOO MSE (``scores``), the index of the
+    lowest (``best``), every index within ``LOO_TIE`` of it (``right``: a guess of any of them is right), and how
+    much higher the best of the other choices is (``margin``, a fraction; inf when every choice ties)."""
     from .regression import loo_cv_scores
 
-    candidates = sorted({float(h) for h in presets} | {float(f"{optimum:.2g}")})
+    candidates = sorted({float(h) for h in presets})
+    rounded = float(f"{optimum:.2g}")
+    if all(abs(math.log(rounded / h)) >= math.log(SEPARATE) for h in candidates):
+        candidates = sorted([*candidates, rounded])
     scores = loo_cv_scores(x, y, kernel, candidates).numpy()
-    return candidates, int(np.nanargmin(scores))
+    best = int(np.nanargmin(scores))
+    right = [i for i, s in enumerate(scores) if s <= scores[best] * (1 + LOO_TIE)]
+    others = [s for i, s in enumerate(scores) if i not in right]
+    margin = float(min(others) / scores[best] - 1) if others else math.inf
+    return {"h": candidates, "scores": scores, "best": best, "right": right, "margin": margin}
 
 
 ROW_SHAPES = ("spike", "band", "flat")

@@ -9,7 +9,7 @@ from explorer import lessons
 from explorer.figures.attention import query_row_figure
 from explorer.figures.common import MAX_DISPLAY_CELLS, downsample, lines
 from explorer.ui import cache
-from explorer.ui.control import lesson_page
+from explorer.ui.control import lesson_page, stop_page
 from explorer.ui.controls import dataset_controls, kernel_bandwidth_controls
 from explorer.ui.figure import show, show_lesson
 from explorer.ui.layout import explanation
@@ -29,8 +29,7 @@ with lesson_page("attention_heatmap", C.ALL, question="ah.question", file_name=C
         data = cache.dataset(*ds)
         res = cache.lesson_data("weights_heatmap", data=data, kernel=kernel, h=h, n_queries=n_queries)
     except ValueError as err:
-        st.error(say(err))
-        st.stop()
+        stop_page(say(err))
 
     w, xq, xk = res["weights"], res["x_query"], data["x"]
     with right:
@@ -68,16 +67,16 @@ with lesson_page("attention_heatmap", C.ALL, question="ah.question", file_name=C
     ends = cache.heatmap_regimes(*ds, kernel, n_queries)
     shapes = [tr(f"ah.shape_{s}") for s in lessons.ROW_SHAPES]
     right = lessons.row_shape(ends["entropy_large"], math.log(len(data["x"])), ends["max_weight_large"])
-    mark = prediction("ah.wide", tr("ah.predict_q", h=f"{ends['large_h']:g}", kernel=tr(f"kernel.{kernel}")),
-                      shapes, right, tr("ah.predict_why", h=f"{ends['large_h']:g}", ent=f"{ends['entropy_large']:.2f}",
-                                        log_n=f"{math.log(len(data['x'])):.2f}",
-                                        wmax=f"{ends['max_weight_large']:.3f}"))
-    if mark is None:
-        st.stop()
+    large = ends["large_h"]
+    revealed = prediction("ah.wide", tr("ah.predict_q", h=f"{large:g}", kernel=tr(f"kernel.{kernel}")), shapes, right,
+                          tr("ah.predict_why", h=f"{large:g}", ent=f"{ends['entropy_large']:.2f}",
+                             log_n=f"{math.log(len(data['x'])):.2f}", wmax=f"{ends['max_weight_large']:.3f}"))
     sweep = C.SWEEP.draw() or [h]
-    mark()                              # the right answer, under the figure it explains
+    if revealed.shown:                  # the bandwidth the question asked about, among the panels
+        sweep = sorted({*sweep, large})
     show_lesson("sigma_sweep", cache.lesson_data("sigma_sweep", data=data, kernel=kernel, bandwidths=tuple(sweep),
-                                                 n_queries=n_queries), key="sweep")
+                                                 n_queries=n_queries), key="sweep",
+                answer=(large, tr("fig.answer_is", answer=shapes[right])) if revealed.shown else None)
 
     with explanation("ui.what_to_notice"):
         st.markdown(tr("ah.notice", kernel=tr(f"kernel.{kernel}"), small=f"{ends['small_h']:g}",

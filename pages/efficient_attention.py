@@ -6,7 +6,7 @@ from explorer import lessons
 from explorer.figures.registry import DENSE_MAX
 from explorer.lessons import cost_summary
 from explorer.ui import cache
-from explorer.ui.control import lesson_page
+from explorer.ui.control import lesson_page, stop_page
 from explorer.ui.controls import dataset_controls
 from explorer.ui.figure import show_lesson
 from explorer.ui.layout import controls_and_figure, explanation
@@ -19,8 +19,7 @@ with lesson_page("efficient_attention", C.ALL, question="ef.question", file_name
     try:
         data = cache.dataset(*ds)
     except ValueError as err:
-        st.error(say(err))
-        st.stop()
+        stop_page(say(err))
 
     st.subheader(tr("ef.zoo_header"))
     (c1, c2, c3, c4, c5), main = controls_and_figure(5, [3, 3, 3, 2, 2])
@@ -36,13 +35,10 @@ with lesson_page("efficient_attention", C.ALL, question="ef.question", file_name
     with st.spinner(tr("spin.error")):
         err = cache.lesson_data("efficient_error", data=data, h=h, kind=kind, seed=seed)
     gains = [tr(f"ef.gain_{i}") for i in range(3)]
-    mark = prediction("ef.gain", tr("ef.predict_q", kind=tr(f"ef.kind_{kind}")), gains,
-                      lessons.four_times_features(err["slope"]),
-                      tr("ef.predict_why", slope=f"{err['slope']:.2f}", factor=f"{4 ** -err['slope']:.2f}"))
-    if mark is None:
-        st.stop()
-    show_lesson("efficient_error", err)
-    mark()                              # the right answer, under the figure it explains
+    gain = lessons.four_times_features(err["slope"])
+    revealed = prediction("ef.gain", tr("ef.predict_q", kind=tr(f"ef.kind_{kind}")), gains, gain,
+                          tr("ef.predict_why", slope=f"{err['slope']:.2f}", factor=f"{4 ** -err['slope']:.2f}"))
+    show_lesson("efficient_error", err, answer=tr("fig.answer_is", answer=gains[gain]) if revealed.shown else None)
     st.markdown(tr("ef.error_text", slope=f"{err['slope']:.2f}", orth=f"{err['mean_orthogonal']:.3f}",
                    iid=f"{err['mean_iid']:.3f}"))
     if kind == "positive":

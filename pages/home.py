@@ -7,6 +7,7 @@ from importlib.resources import files
 
 import streamlit as st
 
+from explorer.ui.control import publish, restore
 from explorer.ui.navigation import LESSONS, page_link
 from explorer.ui.state import keep_shared_state, tr
 
@@ -14,6 +15,10 @@ THUMBNAILS = files("explorer") / "assets" / "thumbnails"
 
 keep_shared_state()
 st.title(tr("app.name"))
+unknown = st.session_state.pop("ui.unknown_path", None)
+if unknown:                               # a link to a page that does not exist
+    st.warning(tr("home.unknown_path", path=unknown))
+restore([], "home")                       # this page has no settings: any other key in its link is said to be unused
 st.markdown(tr("home.intro"))
 st.subheader(tr("home.start_header"))
 st.markdown(tr("home.start"))
@@ -28,3 +33,4 @@ for row in range(0, len(LESSONS), 3):
                 st.image(str(thumbnail), width="stretch")
             page_link(lesson, f"{LESSONS.index(lesson) + 1}. {tr(f'page.{lesson.name}')}")
             st.caption(tr(f"home.line.{lesson.name}"))
+publish([])                               # lecture mode, predict first and the language stay in the URL

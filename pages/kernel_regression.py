@@ -7,7 +7,7 @@ from explorer.figures.registry import curve_label
 from explorer.kernels import KERNELS, equivalent_bandwidth
 from explorer.regression import defined_mse
 from explorer.ui import cache
-from explorer.ui.control import lesson_page
+from explorer.ui.control import lesson_page, stop_page
 from explorer.ui.controls import (
     BANDWIDTHS,
     dataset_controls,
@@ -39,8 +39,7 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C
         fit = cache.lesson_data("fit", data=data, dataset=ds[0], kernels=kernels, bandwidths=bandwidths,
                                 same_width=same_width)
     except ValueError as err:
-        st.error(say(err))
-        st.stop()
+        stop_page(say(err))
 
     with right:
         show_lesson("fit", fit, main=True)
@@ -62,14 +61,16 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C
     st.subheader(tr("kr.loo_header"))
     st.markdown(tr("kr.loo_text"))
     loo = cache.lesson_data("loo_cv", data=data, kernels=kernels, same_width=same_width)
-    candidates, right = cache.loo_question(*ds, kernel, loo["optimum"], tuple(presets(ds[0]).values()))
-    offered = [f"h = {c:g}" for c in candidates]
-    mark = prediction("kr.loo", tr("kr.predict_q", kernel=tr(f"kernel.{kernel}"), choices=", ".join(offered)),
-                      offered, right, tr("kr.predict_why", h=offered[right]))
-    if mark is None:
-        st.stop()
-    show_lesson("loo_cv", loo, key="loo", current=h)
-    mark()                              # the right answer, under the figure it explains
+    question = cache.loo_question(*ds, kernel, loo["optimum"], tuple(presets(ds[0]).values()))
+    offered = [f"h = {c:g}" for c in question["h"]]
+    best = question["best"]
+    why = tr("kr.predict_why", h=offered[best], mse=f"{question['scores'][best]:.4g}",
+             margin=f"{question['margin']:.0%}") if len(question["right"]) == 1 else \
+        tr("kr.predict_why_tie", h=offered[best], tie=tr("punct.list").join(offered[i] for i in question["right"]),
+           pct=f"{lessons.LOO_TIE:.0%}")
+    revealed = prediction("kr.loo", tr("kr.predict_q", kernel=tr(f"kernel.{kernel}"), choices=", ".join(offered)),
+                          offered, best, why, also_right=question["right"])
+    show_lesson("loo_cv", loo, key="loo", current=h, answer=question if revealed.shown else None)
     c1, c2 = st.columns(2)
     with c1:
         st.metric(tr("kr.optimum"), f"{loo['optimum']:.3g}")

@@ -7,9 +7,10 @@ import streamlit as st
 from explorer import lessons
 from explorer.attention import MASK_MODES
 from explorer.figures.masking import gradient_heatmap, leak_bars, mode_lines
+from explorer.figures.style import mark_answer
 from explorer.masking import renorm_underflow
 from explorer.ui import cache
-from explorer.ui.control import lesson_page
+from explorer.ui.control import lesson_page, stop_page
 from explorer.ui.figure import show, show_lesson
 from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page_controls import Masking as C
@@ -47,8 +48,7 @@ with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME
         ex = cache.lesson_data("masking", length=length, d=C.D.value, kind=kind, valid=valid, seed=C.SEED.value,
                                wrong=wrong)
     except ValueError as err:
-        st.error(say(err))
-        st.stop()
+        stop_page(say(err))
     mask, report = ex["mask"], ex["report"].set_index("mode")
 
     with main:
@@ -56,26 +56,28 @@ with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME
 
     sums = ex["post.row_sum"]
     expected, whole = lessons.row_sums_answer(sums)
-    mark = prediction("mk.rows", tr("mk.predict_q", kind=tr(f"masktype.{kind}")),
-                      [tr(f"mk.rows_{i}") for i in range(3)], expected,
-                      tr("mk.predict_why", whole=whole, n=length, low=f"{sums.min():.2f}"))
-    if mark is None:
-        st.stop()
-    st.subheader(tr("mk.verdicts"))
-    st.caption(tr("mk.sdpa"))
-    st.markdown("\n".join(verdict(m, report.loc[m]) for m in MASK_MODES))
-
-    st.subheader(tr("mk.rows_header"))
+    rows_question = [tr(f"mk.rows_{i}") for i in range(3)]
+    revealed = prediction("mk.rows", tr("mk.predict_q", kind=tr(f"masktype.{kind}")), rows_question, expected,
+                          tr("mk.predict_why", whole=whole, n=length, low=f"{sums.min():.2f}"))
+    st.subheader(tr("mk.rows_header"))          # the charts that answer the question, right under its verdict
     pos = np.arange(length)
     left, right = st.columns(2)
     with left:
-        show(mode_lines(pos, {m: ex[f"{m}.row_sum"] for m in MASK_MODES}, tr("mk.rows_title"), tr("fig.query_pos"),
-                        tr("mk.rows_y"), lang=lang()), key="row_sums")
+        rows_figure = mode_lines(pos, {m: ex[f"{m}.row_sum"] for m in MASK_MODES}, tr("mk.rows_title"),
+                                 tr("fig.query_pos"), tr("mk.rows_y"), lang=lang())
+        if revealed.shown:              # the post-softmax row that lost the most
+            low = int(np.argmin(sums))
+            mark_answer(rows_figure, low, float(sums[low]), tr("fig.answer_is", answer=rows_question[expected]),
+                        above=False)
+        show(rows_figure, key="row_sums")
     with right:
         show(mode_lines(pos, {m: ex[f"{m}.output_norm"] for m in MASK_MODES}, tr("mk.norm_title"),
                         tr("fig.query_pos"), tr("mk.norm_y"), lang=lang()), key="output_norms")
-    mark()                              # the right answer, under the charts it explains
     st.markdown(tr("mk.rows_text"))
+
+    st.subheader(tr("mk.verdicts"))
+    st.caption(tr("mk.sdpa"))
+    st.markdown("\n".join(verdict(m, report.loc[m]) for m in MASK_MODES))
 
     st.subheader(tr("mk.leak_header"))
     show(leak_bars(list(MASK_MODES), {c: [report.loc[m, f"leak_{c}"] for m in MASK_MODES] for c in ("key", "value")},

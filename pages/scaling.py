@@ -9,7 +9,7 @@ from explorer.figures.common import lines
 from explorer.figures.scaling import regime_figure
 from explorer.scaling import scaling_summary
 from explorer.ui import cache
-from explorer.ui.control import lesson_page
+from explorer.ui.control import lesson_page, stop_page
 from explorer.ui.figure import show, show_lesson
 from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page_controls import Scaling as C
@@ -23,20 +23,18 @@ with lesson_page("scaling", C.ALL, question="sc.question", file_name=C.FILE_NAME
     try:
         tables = cache.lesson_data("logit_std", n=n, seed=seed)
     except ValueError as err:
-        st.error(say(err))
-        st.stop()
+        stop_page(say(err))
     un, sc = tables["unscaled"], tables["scaled"]
-    c1.metric(tr("sc.metric", d=d), f"{un.set_index('d').loc[d, 'logit_std']:.2f}",
-              help=tr("sc.metric_help", value=f"{math.sqrt(d):.2f}"))
+    std_d = un.set_index("d").loc[d, "logit_std"]
     with main:
         laws = [tr(f"sc.law_{i}") for i in range(3)]
-        mark = prediction("sc.growth", tr("sc.predict_q"), laws, lessons.growth_law(un["d"], un["logit_std"]),
-                          tr("sc.predict_why", d=d, std=f"{un.set_index('d').loc[d, 'logit_std']:.2f}",
-                             root=f"{math.sqrt(d):.2f}"))
-        if mark is None:
-            st.stop()
-        show_lesson("logit_std", tables, key="std", main=True, d=d)
-        mark()                              # the right answer, under the figure it explains
+        law = lessons.growth_law(un["d"], un["logit_std"])
+        revealed = prediction("sc.growth", tr("sc.predict_q"), laws, law,
+                              tr("sc.predict_why", d=d, std=f"{std_d:.2f}", root=f"{math.sqrt(d):.2f}"))
+        show_lesson("logit_std", tables, key="std", main=True, d=d,
+                    answer=tr("fig.answer_is", answer=laws[law]) if revealed.shown else None)
+    # the number the question is about, only once it is answered
+    c1.metric(tr("sc.metric", d=d), f"{std_d:.2f}", help=tr("sc.metric_help", value=f"{math.sqrt(d):.2f}"))
 
     ds = un["d"].to_numpy()
     unscaled, scaled = tr("sc.unscaled"), tr("sc.scaled")

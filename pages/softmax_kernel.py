@@ -7,7 +7,7 @@ import streamlit as st
 from explorer import lessons
 from explorer.figures.common import heatmap, lines
 from explorer.ui import cache
-from explorer.ui.control import lesson_page
+from explorer.ui.control import lesson_page, stop_page
 from explorer.ui.controls import dataset_controls
 from explorer.ui.figure import show, show_lesson
 from explorer.ui.layout import controls_and_figure, explanation
@@ -36,19 +36,18 @@ with lesson_page("softmax_kernel", C.ALL, question="sk.question", file_name=C.FI
     try:
         res = cache.lesson_data("softmax_vs_kernel", d=d, n_keys=n_keys, spread=spread, tau=tau, seed=seed)
     except ValueError as err:
-        st.error(say(err))
-        st.stop()
+        stop_page(say(err))
 
     with main:
         st.subheader(tr("sk.side"))
         gaps = [tr(f"sk.gap_{i}") for i in range(3)]
-        mark = prediction("sk.gap", tr("sk.predict_q", spread=f"{spread:g}"), gaps, lessons.gap_size(res["max_diff"]),
-                          tr("sk.predict_why", diff=f"{res['max_diff']:.1e}", lo=f"{res['key_norms'].min():.2f}",
-                             hi=f"{res['key_norms'].max():.2f}"))
-        if mark is None:
-            st.stop()
-        show_lesson("softmax_vs_kernel", res, key="side_by_side", main=True)
-        mark()                              # the right answer, under the figure it explains
+        gap = lessons.gap_size(res["max_diff"])
+        revealed = prediction("sk.gap", tr("sk.predict_q", spread=f"{spread:g}"), gaps, gap,
+                              tr("sk.predict_why", diff=f"{res['max_diff']:.1e}", lo=f"{res['key_norms'].min():.2f}",
+                                 hi=f"{res['key_norms'].max():.2f}"))
+        show_lesson("softmax_vs_kernel", res, key="side_by_side", main=True,
+                    answer=tr("sk.answer_mark", answer=gaps[gap], diff=f"{res['max_diff']:.1e}")
+                    if revealed.shown else None)
     if lecture_mode():                  # the figure first, then the identity and what it shows
         st.latex(IDENTITY)
         st.markdown(explain)

@@ -26,7 +26,7 @@ from . import masking as mfig
 from . import regression as rfig
 from . import scaling as sfig
 from . import training as tfig
-from .style import NORMAL, PALETTE
+from .style import NORMAL, PALETTE, mark_answer
 
 LOO_BANDWIDTHS = np.logspace(-2, np.log10(20), 41)
 
@@ -124,12 +124,13 @@ def _loo(data: Mapping, kernels: tuple[str, ...], same_width: bool) -> dict:
             "silverman": silverman_bandwidth(data["x"], kernels[0])}
 
 
-@lesson_figure("loo_cv", "kernel_regression", _loo, marks=("current",))
+@lesson_figure("loo_cv", "kernel_regression", _loo, marks=("current", "answer"))
 def _draw_loo(d: dict, lang: str):
     name = {k: t(f"kernel.{k}", lang) for k in d["scores"]}
     return rfig.loo_cv_figure(d["bandwidths"], {name[k]: s for k, s in d["scores"].items()}, current=d["current"],
                               optimum=d["optimum"], silverman=d["silverman"], lang=lang,
-                              x_by_series={name[k]: x for k, x in d["x_of"].items()} if d["shift"] else None)
+                              x_by_series={name[k]: x for k, x in d["x_of"].items()} if d["shift"] else None,
+                              answer=d.get("answer"))
 
 
 # --------------------------------------------------------------------------- Attention heatmap
@@ -161,13 +162,17 @@ def _sweep(data: Mapping, kernel: str, bandwidths: tuple[float, ...], n_queries:
     return {"kernel": kernel, "panels": [_weights(data, kernel, b, n_queries) for b in sorted(bandwidths)]}
 
 
-@lesson_figure("sigma_sweep", "attention_heatmap", _sweep)
+@lesson_figure("sigma_sweep", "attention_heatmap", _sweep, marks=("answer",))
 def _draw_sweep(d: dict, lang: str):
+    """``answer`` (h, text): the panel at that h is the one the page's question asked about; its title says so."""
     panels = d["panels"]
     mats = [common.downsample(p["weights"], p["x_query"], p["x_key"], common.MAX_DISPLAY_CELLS // len(panels))
             for p in panels]
     _, rows, cols, _ = mats[0]
-    return common.heatmap_grid([m[0] for m in mats], [f"h = {p['h']:g}" for p in panels], np.round(cols, 2),
+    answer = d.get("answer")
+    titles = [f"h = {p['h']:g}" + (f"<br><b>{answer[1]}</b>" if answer and p["h"] == answer[0] else "")
+              for p in panels]
+    return common.heatmap_grid([m[0] for m in mats], titles, np.round(cols, 2),
                                np.round(rows, 2), t("ah.sweep_title", lang, kernel=t(f"kernel.{d['kernel']}", lang)),
                                t("ah.key_short", lang), t("ah.query_short", lang), cols=min(4, len(mats)),
                                colorbar_title=t("fig.weight", lang))
@@ -186,13 +191,18 @@ def _bridge(d: int, n_keys: int, spread: float, tau: float, seed: int, n_queries
             "topk_curve": bridge.topk_error_curve(q, k, v, tau)}
 
 
-@lesson_figure("softmax_vs_kernel", "softmax_kernel", _bridge)
+@lesson_figure("softmax_vs_kernel", "softmax_kernel", _bridge, marks=("answer",))
 def _draw_bridge(r: dict, lang: str):
+    """``answer``: a label pointing at the cell where the two panels differ most (the question's answer)."""
     tau = r["tau"]
-    return common.heatmap_grid([r["dot"], r["gauss"]], [t("sk.dot_title", lang, tau=f"{tau:.3g}"),
-                                                        t("sk.gauss_title", lang, sigma=f"{np.sqrt(tau):.3g}")],
-                               None, None, t("sk.side_title", lang), t("sk.key_j", lang), t("sk.query_i", lang),
-                               cols=2, height=380, colorbar_title=t("fig.weight", lang))
+    fig = common.heatmap_grid([r["dot"], r["gauss"]], [t("sk.dot_title", lang, tau=f"{tau:.3g}"),
+                                                       t("sk.gauss_title", lang, sigma=f"{np.sqrt(tau):.3g}")],
+                              None, None, t("sk.side_title", lang), t("sk.key_j", lang), t("sk.query_i", lang),
+                              cols=2, height=380, colorbar_title=t("fig.weight", lang))
+    if r.get("answer"):
+        row, col = np.unravel_index(np.argmax(np.abs(r["dot"] - r["gauss"])), r["dot"].shape)
+        mark_answer(fig, int(col), int(row), r["answer"], axes=("x2", "y2"), above=row > r["dot"].shape[0] / 3)
+    return fig
 
 
 LEARN_MAX_POINTS = 300          # gradient descent on h and the attention layer see at most this many points
@@ -300,16 +310,20 @@ def _scaling(n: int, seed: int) -> dict:
             "regime": scaling.regime_vs_scale(np.logspace(-1, 2, 61), n, seed)}
 
 
-@lesson_figure("logit_std", "scaling", _scaling, marks=("d",))
+@lesson_figure("logit_std", "scaling", _scaling, marks=("d", "answer"))
 def _draw_std(r: dict, lang: str):
     ds, d = r["unscaled"]["d"].to_numpy(), r["d"]
     unscaled, scaled = t("fig.unscaled", lang), t("fig.scaled", lang)
     sqrt_d, one = t("sc.theory_sqrt", lang), t("sc.theory_one", lang)
-    return common.lines(ds, {unscaled: r["unscaled"]["logit_std"], scaled: r["scaled"]["logit_std"],
-                             sqrt_d: np.sqrt(ds), one: np.ones_like(ds, dtype=float)},
-                        t("sc.std_title", lang), t("sc.d_axis", lang), t("sc.std_axis", lang), log_x=True, log_y=True,
-                        mode="lines+markers", dashes={sqrt_d: "dot", one: "dot"}, colors={sqrt_d: "#222", one: "#777"},
-                        vlines=[(d, f"d = {d}")])
+    fig = common.lines(ds, {unscaled: r["unscaled"]["logit_std"], scaled: r["scaled"]["logit_std"],
+                            sqrt_d: np.sqrt(ds), one: np.ones_like(ds, dtype=float)},
+                       t("sc.std_title", lang), t("sc.d_axis", lang), t("sc.std_axis", lang), log_x=True, log_y=True,
+                       mode="lines+markers", dashes={sqrt_d: "dot", one: "dot"}, colors={sqrt_d: "#222", one: "#777"},
+                       vlines=[(d, f"d = {d}")])
+    if r.get("answer"):                   # the unscaled curve, where its growth reads best: half way up
+        i = len(ds) // 2
+        mark_answer(fig, float(ds[i]), float(r["unscaled"]["logit_std"].iloc[i]), r["answer"])
+    return fig
 
 
 def _samples(d: int, seed: int) -> dict:
@@ -421,16 +435,21 @@ def _rf_error(data: Mapping, h: float, kind: str, seed: int, draws: int = 6) -> 
     return out
 
 
-@lesson_figure("efficient_error", "efficient_attention", _rf_error)
+@lesson_figure("efficient_error", "efficient_attention", _rf_error, marks=("answer",))
 def _draw_error(e: dict, lang: str):
+    """``answer``: a label on the iid weight error at m = 256, four times the page's default m."""
     iid, orth, theory = t("ef.w_iid", lang), t("ef.w_orth", lang), t("ef.theory", lang)
     fit_iid, fit_orth = t("ef.fit_iid", lang), t("ef.fit_orth", lang)
-    return common.lines(e["m"], {iid: e["weights_iid"], orth: e["weights_orthogonal"], fit_iid: e["fit_iid"],
-                                 fit_orth: e["fit_orthogonal"], theory: e["theory"]},
-                        t("ef.error_title", lang), t("ef.m_axis", lang), t("ef.error_axis", lang), log_x=True,
-                        log_y=True, mode="lines+markers", dashes={theory: "dot", fit_iid: "dash", fit_orth: "dash"},
-                        colors={iid: PALETTE[0], fit_iid: PALETTE[0], orth: PALETTE[1], fit_orth: PALETTE[1],
-                                theory: "#222"})
+    fig = common.lines(e["m"], {iid: e["weights_iid"], orth: e["weights_orthogonal"], fit_iid: e["fit_iid"],
+                                fit_orth: e["fit_orthogonal"], theory: e["theory"]},
+                       t("ef.error_title", lang), t("ef.m_axis", lang), t("ef.error_axis", lang), log_x=True,
+                       log_y=True, mode="lines+markers", dashes={theory: "dot", fit_iid: "dash", fit_orth: "dash"},
+                       colors={iid: PALETTE[0], fit_iid: PALETTE[0], orth: PALETTE[1], fit_orth: PALETTE[1],
+                               theory: "#222"})
+    if e.get("answer"):
+        i = int(np.flatnonzero(e["m"] == 256)[0])
+        mark_answer(fig, 256.0, float(e["weights_iid"][i]), e["answer"])
+    return fig
 
 
 def _online_row(data: Mapping, h: float, x0: float, block: int) -> dict:

@@ -47,11 +47,13 @@ def kernel_shapes_figure(kernel_names: Sequence[str], style: Style = NORMAL, lan
 
 def loo_cv_figure(bandwidths: np.ndarray, scores: Mapping[str, np.ndarray], current: float,
                   optimum: float | None, silverman: float | None, style: Style = NORMAL,
-                  lang: str = "en", x_by_series: Mapping[str, np.ndarray] | None = None) -> go.Figure:
+                  lang: str = "en", x_by_series: Mapping[str, np.ndarray] | None = None,
+                  answer: Mapping | None = None) -> go.Figure:
     """Leave-one-out MSE against bandwidth (log axes) with the current/optimal/Silverman h marked.
 
     ``x_by_series`` draws a series against its own x values (kernels compared at equal effective width,
-    each against the first kernel's equivalent bandwidth)."""
+    each against the first kernel's equivalent bandwidth); ``answer`` (``lessons.loo_question``): the bandwidths a
+    question offered, drawn at their scores, the lowest as a star labelled as the answer."""
     traces = []
     for i, (label, s) in enumerate(scores.items()):
         s = np.where(np.isfinite(s), s, np.nan)
@@ -67,7 +69,24 @@ def loo_cv_figure(bandwidths: np.ndarray, scores: Mapping[str, np.ndarray], curr
         refs.append(Line(value, "", "x", colour, dash))
         traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines",
                        "name": f"{label} = {value:.3g}", "line": {"color": colour, "dash": dash}})
+    annotations = []
+    if answer is not None:
+        best, hs, scores = answer["best"], list(answer["h"]), np.asarray(answer["scores"], dtype=float)
+        shown = np.isfinite(scores)
+        traces.append({"type": "scatter", "x": [h for h, ok in zip(hs, shown, strict=True) if ok],
+                       "y": scores[shown], "mode": "markers", "name": t("fig.offered", lang), "showlegend": False,
+                       "marker": {"size": style.marker_size * 1.6, "color": "rgba(0,0,0,0)",
+                                  "line": {"width": 2, "color": "#111111"}}})
+        traces.append({"type": "scatter", "x": [hs[best]], "y": [scores[best]], "mode": "markers",
+                       "name": t("fig.answer", lang), "showlegend": False,
+                       "marker": {"symbol": "star", "size": style.marker_size * 3, "color": "#2ca02c",
+                                  "line": {"width": 1, "color": "#111111"}}})
+        annotations.append({"x": np.log10(hs[best]), "y": np.log10(scores[best]), "text": t("fig.answer", lang),
+                            "showarrow": True, "arrowhead": 2, "ax": 0, "ay": -40,
+                            "font": {"size": style.font_size, "color": "#111111"}})
     x_title = t("fig.loo_x" if x_by_series is None else "fig.loo_x_same", lang)
-    return figure(traces, t("fig.loo_title", lang), x_title, t("fig.loo_y", lang), style,
-                  height=380, lines=refs,
-                  log_x=True, log_y=True)
+    fig = figure(traces, t("fig.loo_title", lang), x_title, t("fig.loo_y", lang), style,
+                 height=380, lines=refs, log_x=True, log_y=True)
+    if annotations:
+        fig.layout.annotations = [*fig.layout.annotations, *annotations]
+    return fig

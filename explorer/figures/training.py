@@ -137,18 +137,34 @@ def kv_theory(lengths: np.ndarray, cache: np.ndarray, no_cache: np.ndarray) -> d
     return out
 
 
-def importance_figure(importance: dict, style: Style = NORMAL, lang: str = "en") -> go.Figure:
-    """Bars: the evaluation loss with each head switched off in turn, the intact model's loss as a line."""
+def importance_figure(importance: dict, untrained: float | None = None, answer: tuple[int, int] | None = None,
+                      style: Style = NORMAL, lang: str = "en") -> go.Figure:
+    """Bars: how much the evaluation loss rises over the intact model's when each head is switched off alone, each
+    labelled with that rise as a share of the untrained-to-trained gap (``untrained``: the loss of the model before
+    training, on the same batch); ``answer``: the head the page's question asked for, outlined and named."""
     heads = [k for k in importance if k != "intact"]
+    base = importance["intact"]
     names = [t("fig.layer_head", lang, layer=layer, head=h) for layer, h in heads]
-    bar = {"type": "bar", "x": names, "y": [importance[k] for k in heads], "name": t("fig.ablated_loss", lang),
-           "marker": {"color": [PALETTE[h % len(PALETTE)] for _, h in heads]},
-           "text": [f"{importance[k]:.3g}" for k in heads], "textposition": "outside"}
-    intact = Line(importance["intact"], t("fig.intact_loss", lang, value=f"{importance['intact']:.3g}"), "y",
-                  dash="dot")
-    top = max([importance[k] for k in importance]) * 1.2          # room above the bars for their labels
-    return figure([bar], t("fig.importance_title", lang), t("fig.head", lang), t("fig.eval_loss", lang), style,
-                  height=340, lines=[intact], yaxis={"range": [0, top]})
+    rise = [importance[k] - base for k in heads]
+    gap = (untrained - base) if untrained is not None else None
+    labels = [f"{r:+.3g}" + (t("fig.of_gap", lang, share=f"{r / gap:.0%}") if gap and gap > 0 else "") for r in rise]
+    outline = [3 if k == answer else 0 for k in heads]
+    bar = {"type": "bar", "x": names, "y": rise, "name": t("fig.loss_rise", lang),
+           "marker": {"color": [PALETTE[h % len(PALETTE)] for _, h in heads],
+                      "line": {"width": [w * style.line_width / 2 for w in outline], "color": "#111111"}},
+           "text": labels, "textposition": "outside", "cliponaxis": False}
+    lo, hi = min(0.0, *rise), max(0.0, *rise)
+    pad = 0.25 * (hi - lo or 1.0)                                   # room for the bar labels
+    annotations = []
+    if answer in heads:
+        i = heads.index(answer)
+        annotations.append({"x": names[i], "y": rise[i], "yref": "y", "text": t("fig.answer", lang),
+                            "showarrow": True, "arrowhead": 2, "ax": 0, "ay": -46, "yshift": 14,
+                            "font": {"size": style.font_size, "color": "#111111"}})
+    title = t("fig.importance_title", lang, base=f"{base:.3g}")
+    return figure([bar], title, t("fig.head", lang), t("fig.loss_rise_axis", lang), style, height=340,
+                  lines=[Line(0.0, "", "y", dash="solid")], yaxis={"range": [lo - (pad if lo < 0 else 0), hi + pad]},
+                  layout={"annotations": annotations} if annotations else None)
 
 
 def scores_figure(df: pd.DataFrame, n_layers: int, n_heads: int, style: Style = NORMAL,

@@ -195,8 +195,7 @@ class Trainer:
         self.seed = integer_in(seed, "seed", 0, 2**31 - 1)
         self.temperature_schedule = temperature_schedule or TemperatureSchedule("constant", 1.0, 1.0)
         self.device = torch.device(device)
-        gen = torch.Generator().manual_seed(self.seed)
-        self.model = TinyTransformer(config).init_weights(gen).to(self.device)
+        self.model = self.initial_model()
         self.data_gen = torch.Generator().manual_seed(self.seed + 1)
         self.opt = torch.optim.AdamW(self.model.parameters(), lr=self.lr, weight_decay=0.01)
         self.step_count = 0
@@ -222,6 +221,11 @@ class Trainer:
         d = task.defaults
         return cls(cfg, task, lr=overrides.pop("lr", d.lr), warmup=overrides.pop("warmup", d.warmup), seed=seed,
                    device=device, **overrides)
+
+    def initial_model(self) -> TinyTransformer:
+        """A new model with the weights this trainer started from (they follow from its config and seed)."""
+        gen = torch.Generator().manual_seed(self.seed)
+        return TinyTransformer(self.config).init_weights(gen).to(self.device)
 
     # -- settings that may change between steps (the weights are kept)
     def set_lr(self, lr: float, warmup: int | None = None, schedule: str | None = None) -> None:

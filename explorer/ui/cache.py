@@ -71,9 +71,9 @@ def loo_optimum(name: str, n: int, noise: float, seed: int, kernel: str) -> floa
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def loo_question(name: str, n: int, noise: float, seed: int, kernel: str, optimum: float,
-                 presets: tuple[float, ...]) -> tuple[list[float], int]:
-    """The Kernel regression page's question: the bandwidths offered and the right one (``lessons.loo_question``),
-    computed once per dataset and kernel, not on every rerun."""
+                 presets: tuple[float, ...]) -> dict:
+    """The Kernel regression page's question (``lessons.loo_question``), computed once per dataset and kernel, not
+    on every rerun."""
     from .. import lessons
     d = dataset(name, n, noise, seed)
     return lessons.loo_question(d["x"], d["y"], kernel, optimum, presets)

@@ -20,10 +20,9 @@ import contextlib
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import streamlit as st
-from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from .._checks import one_of
 from .state import init_state, keep_shared_state, lecture_mode, tr
@@ -45,6 +44,7 @@ class Control:
     step: float | None = None
     names: str | None = None                   # options read as UI text "<names><option>" (e.g. "kernel.")
     fmt: str | None = None                     # or as format(option, fmt), e.g. "g"
+    text: Callable[[Any], str] | None = None   # or as text(option), in the session's language
     max_selections: int | None = None          # multiselect only
     on_change: Callable[[], None] | None = None
     not_in_links: dict | None = None           # value -> text key of why a link cannot carry it
@@ -114,6 +114,8 @@ class Control:
 
     # ------------------------------------------------------------------ drawing
     def format(self, option: Any) -> str:
+        if self.text:
+            return self.text(option)
         if self.names:
             return tr(f"{self.names}{option}")
         return format(option, self.fmt) if self.fmt else str(option)
@@ -246,12 +248,25 @@ def export_stem(name: str, file_name: Sequence[tuple[Control, str]]) -> str:
     return "_".join([name.replace("_", "-"), *tags])
 
 
+class PageStopped(Exception):
+    """Ends a page's run early: ``lesson_page`` catches it, then still draws the page's footer and writes its URL.
+    (``st.stop`` would not let it: once a stop is requested, Streamlit sends nothing more from that run, so a page
+    waiting for its question's answer would leave the address without its settings.)"""
+
+
+def stop_page(error: str | None = None) -> NoReturn:
+    """End the page here, after ``error`` (one sentence saying what is wrong) when given."""
+    if error:
+        st.error(error)
+    raise PageStopped
+
+
 @contextlib.contextmanager
 def lesson_page(name: str, controls: Sequence[Control], question: str,
                 file_name: Sequence[tuple[Control, str]] = ()) -> Iterator:
     """A page's setup in one block: shared state kept, the URL's values restored, every default in place,
     the title and the page's question (UI text ``question``) drawn, Previous / Next links (at the top in
-    lecture mode, at the end otherwise); on leaving (also through ``st.stop``), the values written back to
+    lecture mode, at the end otherwise); on leaving (also through ``stop_page``), the values written back to
     the URL. Yields a container under the question (beside it in lecture mode, where the question is one
     line) for what a page wants there. ``file_name``: the settings exported figures' file names carry."""
     from .controls import SHARED_CONTROLS  # the dataset and kernel controls (they import this module)
@@ -275,14 +290,13 @@ def lesson_page(name: str, controls: Sequence[Control], question: str,
     with where:
         draw_question(question)
     try:
-        yield aside
-    except StopException:              # a page stopped early (bad input, a question to answer first)
-        _footer(name, lecture)
-        raise
-    else:
+        try:
+            yield aside
+        except PageStopped:            # a page stopped early (bad input, a question to answer first)
+            pass
         _footer(name, lecture)
     finally:
-        publish(controls)
+        publish(controls)              # every run, whatever the page waits for: a reload keeps the view
 
 
 def _footer(name: str, lecture: bool) -> None:

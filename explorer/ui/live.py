@@ -19,7 +19,7 @@ import torch
 
 from .. import lessons
 from ..data import DATASETS
-from ..device import get_device
+from ..device import get_device, torch_threads, trainer_threads
 from ..figures.registry import FIGURES
 from ..figures.training import (
     attention_maps_figure,
@@ -47,7 +47,7 @@ from ..training import (
     qk_circuit,
 )
 from ..training.circuits import HOW
-from .control import Control
+from .control import Control, stop_page
 from .controls import seed_control
 from .figure import show
 from .predict import prediction
@@ -89,12 +89,25 @@ TEMP_KIND = Control("train.temp_kind", "select", "constant", "lt.temp", "lt.temp
 TEMP_START = Control("train.temp_start", "select_slider", 1.0, "lt.start_temp", options=TEMPS)
 TEMP_END = Control("train.temp_end", "select_slider", 1.0, "lt.end_temp", options=TEMPS)
 ALL_HEADS = tuple(f"l{layer}h{head}" for layer in range(4) for head in range(8))     # the largest model's
+
+
+def head_name(head: str) -> str:
+    """How a head ("l1h0") reads in the pickers, the tables and the charts alike ("L1 H0")."""
+    layer, number = _pair(head)
+    return tr("fig.layer_head", layer=layer, head=number)
+
+
+def _pair(name: str) -> tuple[int, int]:
+    layer, head = name[1:].split("h")
+    return int(layer), int(head)
+
+
 ABLATE = Control("train.ablate", "multiselect", [], "lt.ablate", "lt.ablate_help", options=ALL_HEADS,
-                 names="headname.")
+                 text=head_name)
 ABLATE_HOW = Control("train.ablate_how", "select", "zero", "lt.ablate_how", "lt.ablate_how_help", options=HOW,
                      names="ablhow.")
 CIRCUIT_HEAD = Control("train.circuit_head", "select", "l0h0", "lt.circuit_head", options=ALL_HEADS,
-                       names="headname.")
+                       text=head_name)
 CONTROLS = [TASK, LAYERS, HEADS, D_MODEL, SEQ_LEN, MLP, SEED, LR, WARMUP, TEMP_KIND, TEMP_START, TEMP_END, ABLATE,
             ABLATE_HOW, CIRCUIT_HEAD]
 TASK_FIELDS = {LAYERS: "n_layers", HEADS: "n_heads", D_MODEL: "d_model", SEQ_LEN: "seq_len", MLP: "with_mlp",
@@ -155,8 +168,7 @@ def session_trainer() -> Trainer:
         end = s["train.temp_end"] if s["train.temp_kind"] != "constant" else s["train.temp_start"]
         trainer.set_temperature_schedule(TemperatureSchedule(s["train.temp_kind"], s["train.temp_start"], end))
     except ValueError as err:
-        st.error(tr("lt.kept", error=say(err)))
-        st.stop()
+        stop_page(tr("lt.kept", error=say(err)))
     return trainer
 
 
@@ -198,7 +210,8 @@ def advance(trainer: Trainer) -> None:
             st.info(tr("lt.queued", place=place, waiting=waiting, k=k))
             return
         t0 = time.perf_counter()
-        rows = trainer.step(s["train.chunk"])
+        with torch_threads(trainer_threads()):      # leave the other cores to the other sessions
+            rows = trainer.step(s["train.chunk"])
         per_step = (time.perf_counter() - t0) / max(1, len(rows))
         s["train.chunk"] = int(np.clip(TICK_BUDGET / max(per_step, 1e-4), 1, 200))
     if trainer.stopped and s["train.running"]:
@@ -299,11 +312,6 @@ def _heads(trainer: Trainer) -> list[str]:
     return [f"l{layer}h{head}" for layer in range(trainer.config.n_layers) for head in range(trainer.config.n_heads)]
 
 
-def _pair(name: str) -> tuple[int, int]:
-    layer, head = name[1:].split("h")
-    return int(layer), int(head)
-
-
 def eval_batch(trainer: Trainer):
     """The model's fixed evaluation batch (same tokens for every ablation and every step)."""
     key = ("train.eval_batch", id(trainer))
@@ -335,6 +343,7 @@ def test_the_heads(trainer: Trainer) -> None:
         off = _loss_and_accuracy(trainer, ablate(trainer.model, batch.inputs, [_pair(h) for h in chosen], how,
                                                  batch.attn_mask, trainer.temperature), batch)
         importance = _importance(trainer, batch, how)
+        untrained = _untrained_loss(trainer, batch)
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(tr("lt.intact_loss"), compact(intact[0]))
     m2.metric(tr("lt.ablated_loss", n=len(chosen)), compact(off[0]), delta=f"{off[0] - intact[0]:+.3g}",
@@ -345,14 +354,13 @@ def test_the_heads(trainer: Trainer) -> None:
     ranked = sorted((k for k in importance if k != "intact"), key=lambda k: importance[k], reverse=True)
     top = ranked[0]
     pairs = [_pair(h) for h in heads]
-    mark = prediction("lt.head", tr("lt.predict_q"), [tr(f"headname.{h}") for h in heads], pairs.index(top),
-                      tr("lt.predict_why", rise=f"{importance[top] - importance['intact']:.3g}"))
-    if mark is None:
-        st.stop()
-    show(importance_figure(importance, lang=lang()), key="importance")
-    mark()                              # the right answer, under the figure it explains
-    st.caption(tr("lt.importance_caption", head=tr(f"headname.l{top[0]}h{top[1]}"),
-                  rise=f"{importance[top] - importance['intact']:.3g}", base=f"{importance['intact']:.3g}"))
+    rise = importance[top] - importance["intact"]
+    revealed = prediction("lt.head", tr("lt.predict_q"), [head_name(h) for h in heads], pairs.index(top),
+                          tr("lt.predict_why", rise=f"{rise:.3g}"))
+    show(importance_figure(importance, untrained, answer=top if revealed.shown else None, lang=lang()),
+         key="importance")
+    st.caption(tr("lt.importance_caption", head=head_name(f"l{top[0]}h{top[1]}"), rise=f"{rise:.3g}",
+                  base=f"{importance['intact']:.3g}"))
     rows = trainer.history
     if rows and not task.regression and cfg.n_layers >= 2:
         show(scores_figure(pd.DataFrame(rows), cfg.n_layers, cfg.n_heads, lang=lang()), key="scores")
@@ -371,6 +379,17 @@ def _importance(trainer: Trainer, batch, how: str) -> dict:
     return memo[1]
 
 
+def _untrained_loss(trainer: Trainer, batch) -> float:
+    """The evaluation loss of this model before any training (its initial weights rebuilt from its seed), once
+    per model: the bars' shares are of the gap between it and the loss now."""
+    memo = st.session_state.get("train.untrained")
+    if memo is None or memo[0] != id(trainer):
+        model = trainer.initial_model()
+        memo = (id(trainer), float(trainer.task.loss(ablate(model, batch.inputs, [], "zero", batch.attn_mask), batch)))
+        st.session_state["train.untrained"] = memo
+    return memo[1]
+
+
 def _circuits(trainer: Trainer, heads: list[str]) -> None:
     cfg = trainer.config
     st.markdown(tr("lt.circuits_text"))
@@ -385,7 +404,7 @@ def _circuits(trainer: Trainer, heads: list[str]) -> None:
     show(qk_figure(qk, layer, head, lang=lang()), key="qk")
     if trainer.task.map_block(trainer.example) is not None:       # the induction task: its heads should copy
         st.caption(tr("lt.circuits_induction"))
-    table = pd.DataFrame({tr("lt.col_head"): [tr(f"headname.{h}") for h in heads],
+    table = pd.DataFrame({tr("lt.col_head"): [head_name(h) for h in heads],
                           tr("lt.col_copying"): [round(copying[h], 3) for h in heads]})
     left, right = st.columns(2)
     left.dataframe(table, hide_index=True)
@@ -393,6 +412,6 @@ def _circuits(trainer: Trainer, heads: list[str]) -> None:
         later = sorted({b for _, b in composition})
         earlier = sorted({a for a, _ in composition})
         grid = pd.DataFrame([[round(composition[(a, b)], 3) for b in later] for a in earlier],
-                            index=[tr(f"headname.{a}") for a in earlier], columns=[tr(f"headname.{b}") for b in later])
+                            index=[head_name(a) for a in earlier], columns=[head_name(b) for b in later])
         right.caption(tr("lt.kcomp_caption"))
         right.dataframe(grid)

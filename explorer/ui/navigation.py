@@ -46,6 +46,21 @@ def navigation_pages() -> dict[str, list]:
     return pages
 
 
+def requested_path() -> str:
+    """The page path the browser asked for on this run (empty for the app's root and for a click in the app)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return (ctx.pages_manager.intended_page_name or "") if ctx is not None else ""
+
+
+def note_unknown_path(asked: str, page) -> None:
+    """Remember a path that names no page (Streamlit then runs the landing page): the landing page says so, in the
+    viewer's language."""
+    if asked and asked.strip("/") != page.url_path:
+        st.session_state["ui.unknown_path"] = asked.strip("/")[:60]
+
+
 def neighbours(name: str) -> tuple[Lesson | None, Lesson | None]:
     """The lessons before and after ``name`` (the landing page comes before the first)."""
     order = (HOME, *LESSONS)

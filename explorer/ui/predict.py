@@ -2,48 +2,74 @@
 
 Asking learners to predict before they see a result makes them remember it better (Kim, Reinecke & Hullman,
 CHI 2017). With "Predict first" on (the sidebar; on by default in lecture mode; ``?predict=1``), ``prediction``
-draws the question with its choices instead of the figure; after "Reveal" the figure appears with the right
-answer marked and one sentence on why. The right answer is computed by the page from the data the figure
-shows, so it stays right when the settings change.
+draws the question with its choices instead of the figure, and the page ends there. After "Reveal" the verdict
+takes the question's place, above the figure, as the most visible thing on it (right or not, the answer, one
+sentence on why), and the page draws the figure with the answer marked on it where the figure can show it. The
+right answer is computed by the page from the data the figure shows, so it stays right when the settings change.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import streamlit as st
 
+from .control import stop_page
 from .state import predict_mode, tr
 
 
-def prediction(key: str, question: str, choices: Sequence[str], answer: int, why: str) -> Callable[[], None] | None:
-    """Ask ``question`` (choices, the index of the right one, the sentence that explains it). Returns None while
-    the viewer has not answered (the page stops there: the figure stays hidden); else a function that draws the
-    verdict and the right answer, which the page calls under the figure (nothing when predict mode is off)."""
+@dataclass(frozen=True)
+class Revealed:
+    """What a page knows after its question: whether an answer was revealed (False when predict mode is off,
+    so that figures are drawn without the answer's mark) and the index of the right choice."""
+    shown: bool
+    answer: int
+
+
+def prediction(key: str, question: str, choices: Sequence[str], answer: int, why: str,
+               also_right: Sequence[int] = ()) -> Revealed:
+    """Ask ``question`` (choices, the index of the right one, the sentence that explains it; ``also_right``: choices
+    too close to the answer to call wrong, which count as right). While the viewer has not answered, the page ends
+    here (``stop_page``: the figure stays hidden, the page's links and URL still follow); after Reveal, the verdict
+    is drawn here and the page goes on to draw the figure."""
     if not predict_mode():
-        return lambda: None
+        return Revealed(False, answer)
     state = st.session_state
     picked_key, done_key, guess_key = f"predict.{key}.pick", f"predict.{key}.done", f"predict.{key}.guess"
     if not state.get(done_key):
         box = st.container(border=True)
-        box.markdown(f"**{tr('ui.predict_first')}** {question}")
+        box.markdown(f"**{tr('ui.predict_first')}**{tr('punct.space')}{question}")
         picked = box.radio(tr("ui.your_guess"), list(range(len(choices))), format_func=lambda i: choices[i],
                            index=None, key=picked_key, horizontal=True)
         box.button(tr("ui.reveal"), key=f"predict.{key}.reveal", disabled=picked is None, type="primary",
                    on_click=_reveal, args=(picked_key, done_key, guess_key))
-        return None
+        stop_page()
+    verdict(key, choices, answer, why, state.get(guess_key), also_right)
+    return Revealed(True, answer)
 
-    def mark() -> None:
-        picked = state.get(guess_key)
-        verdict = tr("ui.guess_right") if picked == answer else \
-            tr("ui.guess_wrong", guess=choices[picked]) if picked is not None else ""
-        with st.container(border=True, horizontal=True, vertical_alignment="center"):
-            st.markdown(f"{verdict} {tr('ui.answer_is', answer=choices[answer])} {why}".strip())
+
+def verdict(key: str, choices: Sequence[str], answer: int, why: str, guess: int | None,
+            also_right: Sequence[int] = ()) -> None:
+    """The revealed answer, large and coloured (green when the guess was right), its reason, and "Ask again"."""
+    right = guess is not None and (guess == answer or guess in also_right)
+    headline = tr("ui.guess_right") if right else \
+        tr("ui.guess_wrong", guess=choices[guess]) if guess is not None else ""
+    colour = "green" if right else "orange"
+    space = tr("punct.space")
+    with st.container(border=True, key=f"verdict-{key.replace('.', '-')}"):
+        st.markdown(f"#### :{colour}[{headline}]{space}{tr('ui.answer_is', answer=choices[answer])}".strip())
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.markdown(why)
             st.button(tr("ui.ask_again"), key=f"predict.{key}.again", icon=":material/replay:",
-                      on_click=lambda: (state.pop(done_key, None), state.pop(guess_key, None)))
-    return mark
+                      on_click=_ask_again, args=(key,))
 
 
 def _reveal(picked_key: str, done_key: str, guess_key: str) -> None:
     st.session_state[guess_key] = st.session_state.get(picked_key)     # the radio's own state goes when it is not drawn
     st.session_state[done_key] = True
+
+
+def _ask_again(key: str) -> None:
+    st.session_state.pop(f"predict.{key}.done", None)
+    st.session_state.pop(f"predict.{key}.guess", None)

@@ -27,11 +27,18 @@ def ask(name: str, key: str, pick: int = 0):
     radio.set_value(pick).run()
     at.button(key=f"predict.{key}.reveal").click().run()
     assert_clean(at)
-    revealed = next(m.value for m in at.markdown if "The answer: **" in m.value)
+    revealed = verdict_text(at)
     answer = re.search(r"The answer: \*\*(.+?)\*\*", revealed).group(1)
     new = {e.proto.id for e in at.get("plotly_chart")} - charts_before
     assert new, "revealing drew no new figure"
     return at, options, answer, revealed
+
+
+def verdict_text(at) -> str:
+    """The revealed verdict (its headline, then the sentence on why), as one text."""
+    texts = [m.value for m in at.markdown]
+    i = next(i for i, v in enumerate(texts) if "The answer: **" in v)
+    return f"{texts[i]} {texts[i + 1]}"
 
 
 def test_kr_loo_question_matches_a_brute_force_leave_one_out():
@@ -131,8 +138,8 @@ def test_lt_head_question_matches_ablation_computed_here():
                                          batch)) for h in range(trainer.config.n_heads)}
     at.radio(key="predict.lt.head.pick").set_value(0).run()
     at.button(key="predict.lt.head.reveal").click().run()
-    revealed = next(m.value for m in at.markdown if "The answer: **" in m.value)
-    assert f"**{t(f'headname.l0h{max(losses, key=losses.get)}')}**" in revealed
+    revealed = verdict_text(at)
+    assert f"**{t('fig.layer_head', layer=0, head=max(losses, key=losses.get))}**" in revealed
 
 
 def test_the_figure_waits_until_revealed_and_the_switch_follows_lecture_mode_and_the_url():
@@ -154,7 +161,7 @@ def test_the_figure_waits_until_revealed_and_the_switch_follows_lecture_mode_and
     at.run()
     assert not at.session_state["ui.predict"] and not at.radio
     _, _, _, revealed = ask("scaling", "sc.growth", pick=0)
-    assert revealed.startswith("**Not quite** (you said like d).")
+    assert revealed.startswith("#### :orange[**Not quite** (you said like d).]")
 
 
 @pytest.mark.parametrize("name, key", [("kernel_regression", "kr.loo"), ("attention_heatmap", "ah.wide"),
