@@ -19,10 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import random
-import socket
-import subprocess
 import sys
 import threading
 import time
@@ -35,7 +32,8 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-ROOT = Path(__file__).resolve().parents[1]
+from explorer.serving import AppServer
+
 MAX_SESSIONS, MAX_SECONDS = 200, 600        # hard bounds on any run
 # what a browsing student moves on each page: (widget key, the field of its WidgetState, values to cycle through)
 MOVES = {"kernel_regression": ("nw.bandwidth", "string_array_value", (["0.05"], ["0.5"], ["0.2"], ["5"], ["0.01"])),
@@ -190,36 +188,11 @@ class Student:
 
 
 # ------------------------------------------------------------------- a server, and a whole run
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextlib.contextmanager
 def server(extra_env: dict | None = None):
-    """A fresh ``streamlit run app.py`` on a free loopback port: yields (base URL, pid)."""
-    port = _free_port()
-    env = dict(os.environ, EXPLORER_DEVICE="cpu", **(extra_env or {}))
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address",
-                             "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
-                             "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            with contextlib.suppress(OSError):
-                urllib.request.urlopen(base + "/_stcore/health", timeout=2)
-                break
-            time.sleep(0.2)
-        yield base, proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    """A fresh ``streamlit run app.py`` on a free loopback port (``explorer.serving``): yields (base URL, pid)."""
+    with AppServer(env=extra_env) as srv:
+        yield srv.url, srv.pid
 
 
 def rss_mib(pid: int) -> float:

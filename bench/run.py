@@ -13,13 +13,11 @@ from __future__ import annotations
 import json
 import os
 import platform
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]          # the app scripts; explorer itself is installed
@@ -29,6 +27,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from explorer import data, regression  # noqa: E402
+from explorer.serving import AppServer  # noqa: E402
 
 ROWS: list[tuple[str, str, str, str]] = []
 
@@ -292,29 +291,15 @@ CHART_DRAWN = '[data-testid="stPlotlyChart"] .scatterlayer .trace'   # a chart w
 
 def _cold_start(browser, app: Path, path: str = "", drawn: str = CHART_DRAWN) -> tuple[float, float]:
     """Seconds from `streamlit run` to the server being healthy, and to ``drawn`` appearing at ``path``."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     page = browser.new_page()
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.address", "127.0.0.1",
-                             "--server.port", str(port), "--server.headless", "true",
-                             "--server.fileWatcherType", "none"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.05)
-        t_health = time.perf_counter() - t0
-        page.goto(f"http://127.0.0.1:{port}/{path}")
-        page.wait_for_selector(drawn, timeout=120_000)
-        return t_health, time.perf_counter() - t0
+        with AppServer(app, timeout=120) as server:
+            t_health = time.perf_counter() - t0
+            page.goto(f"{server.url}/{path}")
+            page.wait_for_selector(drawn, timeout=120_000)
+            return t_health, time.perf_counter() - t0
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
         page.close()
 
 

@@ -13,36 +13,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from explorer.serving import AppServer, free_port, wait_healthy
+
 TEMPLATE = Path(__file__).with_name("haproxy.cfg.template")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(url: str, timeout: float = 60) -> bool:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        with contextlib.suppress(OSError):
-            with urllib.request.urlopen(url, timeout=2) as resp:
-                if resp.status == 200:
-                    return True
-        time.sleep(0.2)
-    return False
 
 
 def haproxy_config(port: int, replicas: dict[str, int], address: str = "127.0.0.1") -> str:
@@ -56,49 +36,44 @@ class Hall:
     def __init__(self, replicas: int, port: int | None = None, address: str = "127.0.0.1"):
         if shutil.which("haproxy") is None:
             raise SystemExit("error: haproxy not found (apt-get install haproxy)")
-        self.port = port or _free_port()
+        self.port = port or free_port()
         self.address = address
-        self.ports = {f"r{i + 1}": _free_port() for i in range(replicas)}
-        self.procs: dict[str, subprocess.Popen] = {}
+        self.replicas = {f"r{i + 1}": AppServer() for i in range(replicas)}
+        self.balancer: subprocess.Popen | None = None
         self.tmp = tempfile.TemporaryDirectory()
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def ports(self) -> dict[str, int]:
+        return {name: replica.port for name, replica in self.replicas.items()}
+
+    @property
+    def running(self) -> bool:
+        procs = [r.proc for r in self.replicas.values()] + [self.balancer]
+        return all(p is not None and p.poll() is None for p in procs)
+
     def start(self) -> Hall:
-        env = dict(os.environ, EXPLORER_DEVICE=os.environ.get("EXPLORER_DEVICE", "cpu"))
-        for name, p in self.ports.items():
-            self.procs[name] = subprocess.Popen(
-                [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
-                 "--server.port", str(p), "--server.headless", "true", "--server.fileWatcherType", "none",
-                 "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for name, p in self.ports.items():
-            if not _healthy(f"http://127.0.0.1:{p}/_stcore/health"):
-                raise RuntimeError(f"replica {name} did not become healthy")
+        for replica in self.replicas.values():
+            replica.start()
         cfg = Path(self.tmp.name) / "haproxy.cfg"
         cfg.write_text(haproxy_config(self.port, self.ports, self.address))
-        self.procs["haproxy"] = subprocess.Popen(["haproxy", "-f", str(cfg), "-db"], stdout=subprocess.DEVNULL,
-                                                 stderr=subprocess.DEVNULL)
-        if not _healthy(self.url + "/_stcore/health", 30):
-            raise RuntimeError("the balancer did not answer")
+        self.balancer = subprocess.Popen(["haproxy", "-f", str(cfg), "-db"], stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL)
+        wait_healthy(self.url + "/_stcore/health", 30, self.balancer)
         return self
 
     def stop_replica(self, name: str) -> None:
-        proc = self.procs.pop(name)
-        proc.send_signal(signal.SIGKILL)          # a crash, not a polite shutdown
-        proc.wait(timeout=10)
+        self.replicas[name].kill()                # a crash, not a polite shutdown
 
     def stop(self) -> None:
-        for proc in self.procs.values():
-            proc.terminate()
-        for proc in self.procs.values():
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        self.procs.clear()
+        if self.balancer is not None and self.balancer.poll() is None:
+            self.balancer.terminate()
+            self.balancer.wait(timeout=10)
+        for replica in self.replicas.values():
+            replica.stop()
         self.tmp.cleanup()
 
     def __enter__(self) -> Hall:
@@ -120,7 +95,7 @@ def main(argv=None) -> int:
     with Hall(args.replicas, args.port, args.address) as hall:
         print(f"Attention Explorer: {args.replicas} replicas behind http://{args.address}:{hall.port} (Ctrl+C stops)")
         with contextlib.suppress(KeyboardInterrupt):
-            while all(proc.poll() is None for proc in hall.procs.values()):
+            while hall.running:
                 time.sleep(1)
     return 0
 

@@ -164,6 +164,24 @@ def kv_summary(rows) -> dict:
             "cache_ratio": f"{last[1] / first[1]:.1f}", "no_cache_ratio": f"{last[2] / first[2]:.1f}"}
 
 
+def kv_timing_agrees(timing: dict) -> bool:
+    """Whether a timing run can be read as the lesson reads it: it settled, and at the longest length a token with
+    the cache took less time than one without (what the FLOP counts say it must, bar noise)."""
+    last = timing["rows"][-1]
+    return bool(timing["stable"] and last[1] < last[2])
+
+
+def kv_flops_summary(rows) -> dict:
+    """What the FLOP caption quotes: from the shortest to the longest S, how many times the attention work per
+    token grew with and without the cache, and how many times more work a token takes without it at the longest."""
+    first, last = rows[0], rows[-1]
+    total = lambda r, k: r[f"{k}_attention"] + r[f"{k}_other"]          # noqa: E731
+    return {"s0": first["length"], "s1": last["length"], "growth": f"{last['length'] / first['length']:.0f}",
+            "cache_ratio": f"{last['cache_attention'] / first['cache_attention']:.0f}",
+            "no_cache_ratio": f"{last['no_cache_attention'] / first['no_cache_attention']:.0f}",
+            "saving": f"{total(last, 'no_cache') / total(last, 'cache'):.0f}"}
+
+
 def crossover(lengths, dense, linear) -> float | None:
     """The first length from which linear attention is faster than dense attention at every measured length
     where both ran (None when it never is)."""

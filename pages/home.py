@@ -27,7 +27,7 @@ page_link(LESSONS[0], tr("home.start_button"), icon=":material/arrow_forward:", 
 st.subheader(tr("home.lessons"))
 for row in range(0, len(LESSONS), 3):
     for column, lesson in zip(st.columns(3, gap="medium"), LESSONS[row:row + 3], strict=False):
-        with column.container(border=True):
+        with column.container(border=True, key=f"lesson-card-{lesson.name}"):   # the whole card is the link
             thumbnail = THUMBNAILS / f"{lesson.name}.png"
             if thumbnail.is_file():
                 st.image(str(thumbnail), width="stretch")

@@ -68,8 +68,8 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C
              margin=f"{question['margin']:.0%}") if len(question["right"]) == 1 else \
         tr("kr.predict_why_tie", h=offered[best], tie=tr("punct.list").join(offered[i] for i in question["right"]),
            pct=f"{lessons.LOO_TIE:.0%}")
-    revealed = prediction("kr.loo", tr("kr.predict_q", kernel=tr(f"kernel.{kernel}"), choices=", ".join(offered)),
-                          offered, best, why, also_right=question["right"])
+    asked = tr("kr.predict_q", kernel=tr(f"kernel.{kernel}"), choices=tr("punct.list").join(offered))
+    revealed = prediction("kr.loo", asked, offered, best, why, also_right=question["right"])
     show_lesson("loo_cv", loo, key="loo", current=h, answer=question if revealed.shown else None)
     c1, c2 = st.columns(2)
     with c1:
@@ -88,8 +88,8 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C
                  r"\delta_K = \left(\frac{\int K^2}{\left(\int u^2 K\right)^2}\right)^{1/5},\qquad "
                  r"h_{\mathrm{Silverman}} = 0.9\,\min\!\left(s, \tfrac{\mathrm{IQR}}{1.34}\right) n^{-1/5}"
                  r"\cdot \frac{\delta_K}{\delta_{\mathrm{Gauss}}}")
-        st.markdown("  \n".join(f"{tr('kernel.' + k)}: δ = {KERNELS[k].canonical:.4f}, "
-                                 f"× {equivalent_bandwidth(1.0, k):.2f}" for k in widths))
+        st.markdown("  \n".join(tr("kr.width_row", kernel=tr(f"kernel.{k}"), delta=f"{KERNELS[k].canonical:.4f}",
+                                    factor=f"{equivalent_bandwidth(1.0, k):.2f}") for k in widths))
 
     with explanation("ui.what_to_notice"):
         if data["true"] is not None:

@@ -3,7 +3,8 @@
 import streamlit as st
 
 from explorer import lessons
-from explorer.figures.training import kv_timing_figure, schedule_figure
+from explorer.figures.training import kv_flops_figure, kv_timing_figure, schedule_figure
+from explorer.training.timing import cache_timing
 from explorer.ui import cache, live
 from explorer.ui.control import lesson_page
 from explorer.ui.figure import show
@@ -53,10 +54,18 @@ with lesson_page("live_training", live.CONTROLS, question="lt.question",
         st.caption(tr("lt.kv_bidirectional"))
     else:
         st.metric(tr("lt.kv_metric", n=gap[0]), f"{gap[1]:.1e}")
+    flops = cache.kv_flops(KV_LENGTHS)
+    show(kv_flops_figure(flops, lang=lang()), key="kv_flops")
+    st.caption(tr("lt.kv_flops_caption", **lessons.kv_flops_summary(flops)))
+    # Timing is of this machine at this moment: measured on demand, kept for this session only (a busy server's
+    # noisy timing is never shown to anyone else), and said to be noisy when it did not settle.
     if st.button(tr("lt.kv_run"), help=tr("lt.kv_run_help"), key="train.kv_run"):
-        st.session_state["train.kv_shown"] = True
-    if st.session_state.get("train.kv_shown"):
         with st.spinner(tr("spin.kv")):
-            timing = cache.kv_timing(KV_LENGTHS)
-        show(kv_timing_figure(timing, lang=lang()), key="kv_timing")
-        st.caption(tr("lt.kv_caption", **lessons.kv_summary(timing)))
+            st.session_state["train.kv_timing"] = cache_timing(list(KV_LENGTHS))
+    timing = st.session_state.get("train.kv_timing")
+    if timing:
+        show(kv_timing_figure(timing["rows"], lang=lang()), key="kv_timing")
+        if lessons.kv_timing_agrees(timing):
+            st.caption(tr("lt.kv_caption", rounds=timing["rounds"], **lessons.kv_summary(timing["rows"])))
+        else:
+            st.warning(tr("lt.kv_noisy", rounds=timing["rounds"], spread=f"{timing['spread']:.0%}"))

@@ -99,7 +99,7 @@ def upload_axes(data: Mapping, lang: str) -> tuple[str, str] | None:
 
 
 def curve_label(curve: Mapping, lang: str) -> str:
-    return f"{t('kernel.' + curve['kernel'], lang)}, h = {curve['h']:.3g}"
+    return t("fig.curve_label", lang, kernel=t(f"kernel.{curve['kernel']}", lang), h=f"{curve['h']:.3g}")
 
 
 @lesson_figure("fit", "kernel_regression", _fit)

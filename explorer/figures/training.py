@@ -112,8 +112,8 @@ def schedule_figure(steps: np.ndarray, lr: np.ndarray, temperature: np.ndarray, 
 
 
 def kv_timing_figure(rows, style: Style = NORMAL, lang: str = "en") -> go.Figure:
-    """Measured ms per token with and without the cache, and the theory for each (a + b·S with the cache,
-    a + c·S² without, fitted by least squares to the measured points), on log-log axes."""
+    """Measured ms per token with and without the cache (``timing.cache_timing``'s rows), and the theory for each
+    (a + b·S with the cache, a + c·S² without, fitted by least squares to the measured points), on log-log axes."""
     import pandas as pd
     df = pd.DataFrame(rows, columns=["length", "cache", "no_cache", "diff"])
     fit = kv_theory(df["length"].to_numpy(), df["cache"].to_numpy(), df["no_cache"].to_numpy())
@@ -123,6 +123,22 @@ def kv_timing_figure(rows, style: Style = NORMAL, lang: str = "en") -> go.Figure
                  mode="lines+markers", style=style, height=360, log_x=True, log_y=True,
                  dashes={t("fig.theory_linear", lang): "dot", t("fig.theory_quadratic", lang): "dot"},
                  colors={t("fig.theory_linear", lang): PALETTE[0], t("fig.theory_quadratic", lang): PALETTE[1]})
+
+
+def kv_flops_figure(rows, style: Style = NORMAL, lang: str = "en") -> go.Figure:
+    """FLOPs of the step that generates token S (``timing.generation_flops``), with and without the cache, in all
+    and the attention part alone, on log-log axes: the attention part's slope is 1 with the cache and 2 without."""
+    s = [r["length"] for r in rows]
+    cache = t("fig.with_cache", lang)
+    no_cache = t("fig.no_cache", lang)
+    cache_att, no_cache_att = t("fig.with_cache_attention", lang), t("fig.no_cache_attention", lang)
+    series = {no_cache: [r["no_cache_attention"] + r["no_cache_other"] for r in rows],
+              cache: [r["cache_attention"] + r["cache_other"] for r in rows],
+              no_cache_att: [r["no_cache_attention"] for r in rows], cache_att: [r["cache_attention"] for r in rows]}
+    return lines(s, series, t("fig.kv_flops_title", lang), t("fig.kv_x", lang), t("fig.kv_flops_y", lang),
+                 mode="lines+markers", style=style, height=360, log_x=True, log_y=True,
+                 dashes={cache_att: "dot", no_cache_att: "dot"},
+                 colors={no_cache: PALETTE[1], no_cache_att: PALETTE[1], cache: PALETTE[0], cache_att: PALETTE[0]})
 
 
 def kv_theory(lengths: np.ndarray, cache: np.ndarray, no_cache: np.ndarray) -> dict[str, np.ndarray]:

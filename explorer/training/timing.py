@@ -1,4 +1,5 @@
-"""Timing helpers for the KV-cache lesson: how long generating a token takes with and without the cache."""
+"""The KV-cache lesson's numbers: the work of generating a token with and without the cache, counted (FLOPs,
+deterministic) and timed on this machine (on demand, repeated until stable)."""
 
 from __future__ import annotations
 
@@ -6,33 +7,88 @@ import math
 import time
 
 import torch
+from torch.utils.flop_counter import FlopCounterMode
 
 from .._checks import integer_in
 from .model import ModelConfig, TinyTransformer, generate
 
+VOCAB = 32
 
-def cache_timing(lengths, d_model: int = 64, n_layers: int = 2, n_heads: int = 4, seed: int = 0, repeats: int = 3):
-    """Milliseconds per generated token, with and without the KV cache, for each total length.
 
-    A randomly initialised causal model decodes from a 1-token prompt up to each length; the best of
-    ``repeats`` runs is kept. Returns rows of (length, ms_per_token_cache, ms_per_token_no_cache,
-    max_abs_logit_diff).
+def _model(lengths, d_model: int, n_layers: int, n_heads: int, seed: int) -> TinyTransformer:
+    cfg = ModelConfig(vocab=VOCAB, seq_len=max(lengths), n_layers=n_layers, n_heads=n_heads, d_model=d_model,
+                      causal=True)
+    return TinyTransformer(cfg).init_weights(torch.Generator().manual_seed(seed)).eval()
+
+
+@torch.no_grad()
+def generation_flops(lengths, d_model: int = 64, n_layers: int = 2, n_heads: int = 4, seed: int = 0) -> list[dict]:
+    """The floating-point operations of the forward pass that generates the token at position S, for each S in
+    ``lengths``: with the KV cache (the newest token only, attending over S cached keys) and without it (all S
+    positions recomputed). Counted by torch's ``FlopCounterMode`` on the model itself, so the numbers are the same
+    on every machine; each is split into the attention part (query-key scores and weights times values, the batched
+    matrix products) and the rest (the linear layers: q/k/v and output projections, MLP, output head).
+
+    Returns one dict per S: ``length``, ``cache_attention``, ``cache_other``, ``no_cache_attention``,
+    ``no_cache_other`` (FLOPs; a multiply-add counts as 2).
+
+    >>> row = generation_flops([32], d_model=64, n_layers=2)[0]
+    >>> row["cache_attention"] == 2 * 4 * 32 * 64, row["no_cache_attention"] == 2 * 4 * 32 * 32 * 64
+    (True, True)
     """
     lengths = [integer_in(n, "length", 2, 1024) for n in lengths]
-    cfg = ModelConfig(vocab=32, seq_len=max(lengths), n_layers=n_layers, n_heads=n_heads, d_model=d_model,
-                      causal=True)
-    model = TinyTransformer(cfg).init_weights(torch.Generator().manual_seed(seed)).eval()
-    prompt = torch.randint(0, 32, (1, 1), generator=torch.Generator().manual_seed(seed))
+    model = _model(lengths, d_model, n_layers, n_heads, seed)
+    tokens = torch.randint(0, VOCAB, (1, max(lengths)), generator=torch.Generator().manual_seed(seed))
+
+    def counted(fn) -> tuple[int, int]:
+        counter = FlopCounterMode(display=False)
+        with counter:
+            fn()
+        ops = {str(op): n for op, n in counter.get_flop_counts()["Global"].items()}
+        attention = ops.get("aten.bmm", 0)
+        return attention, counter.get_total_flops() - attention
+
+    rows = []
+    for n in lengths:
+        caches = [{} for _ in model.blocks]
+        model(tokens[:, :n - 1], kv_caches=caches)                      # the cache holds the first S - 1 tokens
+        cache = counted(lambda n=n, caches=caches: model(tokens[:, n - 1:n], kv_caches=caches, start_pos=n - 1))
+        full = counted(lambda n=n: model(tokens[:, :n]))
+        rows.append({"length": n, "cache_attention": cache[0], "cache_other": cache[1],
+                     "no_cache_attention": full[0], "no_cache_other": full[1]})
+    return rows
+
+
+def cache_timing(lengths, d_model: int = 64, n_layers: int = 2, n_heads: int = 4, seed: int = 0,
+                 max_rounds: int = 9, rel_tol: float = 0.05, clock=time.perf_counter) -> dict:
+    """Milliseconds per generated token, with and without the KV cache, for each total length, measured on this
+    machine until the numbers settle.
+
+    A randomly initialised causal model decodes from a 1-token prompt up to each length. Every round times each
+    (length, cache) once, lengths interleaved so a burst of load hits all alike; each keeps its best time. From the
+    third round on, the timings are ``stable`` when a round lowered no best time by more than ``rel_tol``; after
+    ``max_rounds`` rounds they are reported as they are, ``stable`` False. ``spread``: the largest ratio, over the
+    points, of a point's median time to its best, minus 1 (how much the machine's load moved the runs).
+
+    Returns ``{"rows": [(length, ms_cache, ms_no_cache, max_abs_logit_diff)], "stable", "rounds", "spread"}``.
+    """
+    lengths = [integer_in(n, "length", 2, 1024) for n in lengths]
+    model = _model(lengths, d_model, n_layers, n_heads, seed)
+    prompt = torch.randint(0, VOCAB, (1, 1), generator=torch.Generator().manual_seed(seed))
     generate(model, prompt, min(lengths) - 1, True)              # warm-up: first calls are slower
-    best: dict[tuple[int, bool], float] = {}
+    runs: dict[tuple[int, bool], list[float]] = {(n, c): [] for n in lengths for c in (True, False)}
     logits: dict[tuple[int, bool], torch.Tensor] = {}
-    for _ in range(repeats):                # repeats outermost: a burst of load hits every length alike
+    stable, rounds = False, 0
+    while rounds < max_rounds and not stable:
+        before = {k: min(v, default=math.inf) for k, v in runs.items()}
         for n in lengths:
             for use_cache in (True, False):
-                t0 = time.perf_counter()
+                t0 = clock()
                 _, logits[n, use_cache] = generate(model, prompt, n - 1, use_cache)
-                dt = (time.perf_counter() - t0) * 1000 / (n - 1)
-                best[n, use_cache] = min(dt, best.get((n, use_cache), math.inf))
-    rows = [(n, best[n, True], best[n, False], float((logits[n, True] - logits[n, False]).abs().max()))
+                runs[n, use_cache].append((clock() - t0) * 1000 / (n - 1))
+        rounds += 1
+        stable = rounds >= 3 and all(min(v) >= before[k] * (1 - rel_tol) for k, v in runs.items())
+    spread = max(sorted(v)[len(v) // 2] / min(v) - 1 for v in runs.values())
+    rows = [(n, min(runs[n, True]), min(runs[n, False]), float((logits[n, True] - logits[n, False]).abs().max()))
             for n in lengths]
-    return rows
+    return {"rows": rows, "stable": stable, "rounds": rounds, "spread": spread}

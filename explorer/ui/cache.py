@@ -113,11 +113,12 @@ def scaling_key_norms(d: int, seed: int, n: int = 256) -> tuple[float, float]:
     return scaling.key_norm_range(d, n, seed)
 
 
-@st.cache_data(max_entries=4, show_spinner=False)   # pages show spin.kv
-def kv_timing(lengths: tuple[int, ...], seed: int = 0) -> list:
-    from ..training.timing import cache_timing
+@st.cache_data(max_entries=4, show_spinner=False)
+def kv_flops(lengths: tuple[int, ...]) -> list[dict]:
+    """FLOPs per generated token with and without the KV cache: counted, the same on every machine, so shared."""
+    from ..training.timing import generation_flops
 
-    return cache_timing(list(lengths), seed=seed)
+    return generation_flops(list(lengths))
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)   # the page shows spin.cost; shared by all sessions

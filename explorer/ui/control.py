@@ -184,7 +184,7 @@ def restore(controls: Sequence[Control], page: str) -> None:
         except (ValueError, TypeError):
             ignored.append(f"{key}={raw[:40]}")
     if ignored:
-        st.warning(tr("ui.url_ignored", bad=", ".join(ignored)))
+        st.warning(tr("ui.url_ignored", bad=tr("punct.list").join(ignored)))
     for text in dict.fromkeys(refusals):
         st.info(tr(text))
 

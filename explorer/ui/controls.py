@@ -122,12 +122,15 @@ def _upload_controls() -> tuple[tuple, str | None]:
             state["data.unreadable"] = tr("data.rejected", file=upload.name, error=say(err))
             state["data.file_generation"] += 1
             st.rerun()
-        for key in ("data.x_col", "data.y_col"):          # columns of a previous file
-            if state.get(key) not in table.numeric:
-                state.pop(key, None)
-        x_col = st.selectbox(tr("data.x_col"), table.numeric, index=0, key="data.x_col")
+        # the column boxes belong to this file (their keys carry its digest): another file gets boxes of its own,
+        # listing its own columns, never the previous file's
+        file_id = hashlib.sha1(upload.getvalue()).hexdigest()[:12]
+        for key in [k for k in state if str(k).startswith(("data.x_col.", "data.y_col.")) and
+                    not str(k).endswith(file_id)]:
+            del state[key]
+        x_col = st.selectbox(tr("data.x_col"), table.numeric, index=0, key=f"data.x_col.{file_id}")
         rest = [c for c in table.numeric if c != x_col]
-        y_col = st.selectbox(tr("data.y_col"), rest, index=0, key="data.y_col")
+        y_col = st.selectbox(tr("data.y_col"), rest, index=0, key=f"data.y_col.{file_id}")
         drop = st.checkbox(tr("data.drop"), key="data.drop")
         standardise = st.checkbox(tr("data.standardise"), value=True, key="data.standardise")
         try:

@@ -25,6 +25,10 @@ _BASE_CSS = """
     min-width: 100%; }
 }
 .st-key-live-view [data-stale="true"] { opacity: 1 !important; transition: none !important; }
+[class*="st-key-lesson-card-"] { position: relative; }
+[class*="st-key-lesson-card-"] [data-testid="stElementContainer"]:has([data-testid="stPageLink"]) { position: static; }
+[class*="st-key-lesson-card-"] [data-testid="stPageLink"] a::after { content: ""; position: absolute; inset: 0; }
+[class*="st-key-lesson-card-"]:hover { border-color: var(--primary-color, #1f77b4); }
 """
 
 # Lecture mode: everything one step larger (Streamlit sizes text and controls in rem), less empty space above

@@ -57,6 +57,26 @@ def test_broken_upload_keeps_the_previous_dataset():
     np.testing.assert_array_equal(fit_line(at), uploaded)
 
 
+def _column_boxes(at):
+    boxes = [b for b in at.selectbox if str(b.key).startswith(("data.x_col.", "data.y_col."))]
+    assert len(boxes) == 2, [b.key for b in boxes]              # one pair of boxes: no old file's are left
+    return {str(b.key).split(".")[1]: b for b in boxes}
+
+
+def test_a_second_upload_lists_its_own_columns():
+    """The x / y column boxes offer the current file's columns only, and the fit uses them."""
+    at = page("kernel_regression")
+    at.selectbox(key="data.name").set_value("upload").run()
+    upload(at, ("a.csv", ("a,b\n" + "".join(f"{i},{i % 7}\n" for i in range(40))).encode(), "text/csv"))
+    boxes = _column_boxes(at)
+    assert boxes["x_col"].options == ["a", "b"] and boxes["y_col"].options == ["b"]
+    upload(at, ("b.csv", ("p,q,r\n" + "".join(f"{i},{i % 5},{2 * i}\n" for i in range(40))).encode(), "text/csv"))
+    assert_clean(at)
+    boxes = _column_boxes(at)
+    assert boxes["x_col"].options == ["p", "q", "r"] and boxes["y_col"].options == ["q", "r"]
+    assert at.session_state["data.uploaded"]["columns"] == ("p", "q")
+
+
 def test_missing_values_can_be_dropped_in_the_page():
     at = page("kernel_regression")
     at.selectbox(key="data.name").set_value("upload").run()

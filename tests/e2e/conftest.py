@@ -2,14 +2,11 @@
 
 import contextlib
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from explorer.serving import AppServer
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -24,45 +21,12 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.e2e)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextlib.contextmanager
 def streamlit_server(log_name: str = "server.log"):
-    """A fresh ``streamlit run app.py`` on a free loopback port; yields its base URL."""
-    port = _free_port()
-    env = dict(os.environ, EXPLORER_DEVICE="cpu")
-    log = open(ARTIFACTS / log_name, "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none", "--server.runOnSave", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.3)
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited early; see {ARTIFACTS / log_name}")
-        else:
-            raise RuntimeError("streamlit did not become healthy within 60 s")
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    """A fresh ``streamlit run app.py`` on a free loopback port, configured as ``make run`` configures it;
+    yields its base URL."""
+    with open(ARTIFACTS / log_name, "w") as log, AppServer(log=log) as server:
+        yield server.url
 
 
 @pytest.fixture(scope="session")

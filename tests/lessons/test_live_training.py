@@ -198,12 +198,37 @@ def test_kv_cache_work_is_linear_with_and_quadratic_without():
     assert with_cache[2] / with_cache[0] < 4.0
 
 
-def test_kv_caption_quotes_the_measured_rows():
-    """lt.kv_caption: its ratios are those of the timing rows it sits under."""
+def test_kv_caption_quotes_the_measured_rows_and_only_when_they_agree_with_the_counts():
+    """lt.kv_caption: its ratios are those of the timing rows it sits under; it is shown only for timings that
+    settled and where the cache was faster at the longest length, else lt.kv_noisy says the timing is noise."""
     rows = [(32, 1.0, 2.0, 0.0), (512, 3.0, 40.0, 0.0)]
     s = lessons.kv_summary(rows)
     assert s == {"s0": 32, "s1": 512, "growth": "16", "cache_ratio": "3.0", "no_cache_ratio": "20.0"}
-    assert "3.0×" in t("lt.kv_caption", **s) and "20.0×" in t("lt.kv_caption", **s)
+    assert "3.0×" in t("lt.kv_caption", rounds=3, **s) and "20.0×" in t("lt.kv_caption", rounds=3, **s)
+    assert lessons.kv_timing_agrees({"rows": rows, "stable": True})
+    assert not lessons.kv_timing_agrees({"rows": rows, "stable": False})             # did not settle
+    upside_down = [(32, 1.0, 2.0, 0.0), (512, 41.0, 40.0, 0.0)]                     # the cache slower: noise
+    assert not lessons.kv_timing_agrees({"rows": upside_down, "stable": True})
+    assert "busy" in t("lt.kv_noisy", rounds=9, spread="80%")
+
+
+def test_kv_flops_caption_quotes_the_counted_rows():
+    """lt.kv_flops_caption: attention work per token grows like S with the cache and like S² without (16× and 256×
+    from S = 32 to 512), the other work with the cache stays the same, and the saving at the longest S is counted
+    on the page's own rows (computed here from the closed form for comparison)."""
+    from explorer.training.timing import VOCAB, generation_flops
+
+    lengths = (32, 64, 128, 256, 512)
+    rows = generation_flops(list(lengths))
+    s = lessons.kv_flops_summary(rows)
+    assert (s["cache_ratio"], s["no_cache_ratio"]) == ("16", "256")
+    assert len({r["cache_other"] for r in rows}) == 1
+    c, layers = 64, 2
+    per_position = 2 * 4 * c * c * layers + 2 * c * VOCAB
+    saving = (4 * 512 * 512 * c * layers + 512 * per_position) / (4 * 512 * c * layers + per_position)
+    assert s["saving"] == f"{saving:.0f}"
+    text = t("lt.kv_flops_caption", **s)
+    assert "16×" in text and "256×" in text
 
 
 def test_a_task_in_a_link_loads_its_defaults():

@@ -302,9 +302,57 @@ def test_reverse_training_ends_with_the_redundancy_warning():
 def test_cache_timing_rows_agree_on_logits():
     from explorer.training.timing import cache_timing
 
-    rows = cache_timing([8, 24], d_model=16, n_layers=1, n_heads=2, repeats=1)
-    assert [r[0] for r in rows] == [8, 24]
+    timing = cache_timing([8, 24], d_model=16, n_layers=1, n_heads=2, max_rounds=3)
+    rows = timing["rows"]
+    assert [r[0] for r in rows] == [8, 24] and timing["rounds"] <= 3
     assert all(r[1] > 0 and r[2] > 0 and r[3] <= 1e-5 for r in rows)
+
+
+class _Clock:
+    """A fake clock whose every timed run lasts the next of ``durations`` (in seconds)."""
+
+    def __init__(self, durations):
+        self.durations, self.now, self.started = list(durations), 0.0, False
+
+    def __call__(self):
+        if self.started:
+            self.now += self.durations.pop(0)
+        self.started = not self.started
+        return self.now
+
+
+def test_cache_timing_repeats_until_the_best_times_settle_or_says_they_did_not():
+    from explorer.training.timing import cache_timing
+
+    steady = _Clock([0.01] * 4 * 9)                  # 2 lengths x 2 modes per round: settles after 3 rounds
+    timing = cache_timing([8, 16], d_model=16, n_layers=1, n_heads=2, clock=steady)
+    assert timing["stable"] and timing["rounds"] == 3 and timing["spread"] == pytest.approx(0, abs=1e-9)
+    falling = _Clock([0.1 * 0.5 ** r for r in range(9) for _ in range(4)])    # every round halves every time
+    timing = cache_timing([8, 16], d_model=16, n_layers=1, n_heads=2, clock=falling)
+    assert not timing["stable"] and timing["rounds"] == 9 and timing["spread"] > 1
+
+
+@pytest.mark.parametrize("mlp", [False, True])
+def test_generation_flops_match_the_closed_form(mlp):
+    """Per generated token at position S (C = d_model, L layers, V vocabulary): attention 4·S·C·L with the cache and
+    4·S²·C·L without; the linear layers 2·(4C² [+ 8C² MLP])·L + 2·C·V per position computed (1 with the cache,
+    S without)."""
+    from explorer.training.timing import VOCAB, generation_flops
+
+    c, layers = 32, 2
+    if mlp:                                           # the lesson's model has no MLP: check the count's reach
+        from torch.utils.flop_counter import FlopCounterMode
+        cfg = ModelConfig(vocab=VOCAB, seq_len=16, n_layers=layers, n_heads=2, d_model=c, causal=True, with_mlp=True)
+        model = TinyTransformer(cfg).init_weights(torch.Generator().manual_seed(0)).eval()
+        with torch.no_grad(), FlopCounterMode(display=False) as counter:
+            model(torch.zeros(1, 16, dtype=torch.long))
+        assert counter.get_total_flops() == 4 * 16 * 16 * c * layers + 16 * (2 * 12 * c * c * layers + 2 * c * VOCAB)
+        return
+    for row in generation_flops([8, 16, 64], d_model=c, n_layers=layers, n_heads=4):
+        s = row["length"]
+        per_position = 2 * 4 * c * c * layers + 2 * c * VOCAB
+        assert row["cache_attention"] == 4 * s * c * layers and row["no_cache_attention"] == 4 * s * s * c * layers
+        assert row["cache_other"] == per_position and row["no_cache_other"] == s * per_position
 
 
 @pytest.mark.parametrize("causal, tau", [(False, 1.0), (True, 1.0), (True, 0.3), (False, 4.0)])

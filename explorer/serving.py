@@ -1,0 +1,109 @@
+"""The dashboard as a server process: start ``streamlit run app.py`` on a free loopback port and wait until it
+answers. One helper for everything that needs a real server: the browser tests, the benchmarks, the classroom load
+generator and the replicas of ``deploy/serve_class.py``.
+
+The server reads the checkout's ``.streamlit/config.toml`` (it runs from the checkout), so it is configured
+exactly as ``make run`` configures it; only the address and the port are given here. Nothing here imports
+streamlit.
+
+>>> free_port() > 1024
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import IO
+
+CHECKOUT = Path(__file__).resolve().parents[1]     # where app.py, pages/ and .streamlit/ are
+APP = CHECKOUT / "app.py"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, timeout: float = 60, proc: subprocess.Popen | None = None) -> None:
+    """Wait until ``url`` (a ``/_stcore/health`` address) answers 200. Raises ``RuntimeError`` when ``proc`` exits
+    first or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            with urllib.request.urlopen(url, timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"the server exited with status {proc.returncode} before it answered {url}")
+        time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer within {timeout:.0f} s")
+
+
+class AppServer:
+    """``streamlit run`` of ``app`` on 127.0.0.1 at ``port`` (a free one by default), from the checkout.
+
+    ``env`` adds environment variables (``EXPLORER_DEVICE`` defaults to ``cpu``); ``log`` receives the server's
+    output (discarded by default); ``args`` are further ``streamlit run`` options. Use it as a context manager::
+
+        with AppServer() as server:
+            urllib.request.urlopen(server.url + "/_stcore/health")
+    """
+
+    def __init__(self, app: Path = APP, port: int | None = None, env: dict | None = None, log: IO | None = None,
+                 args: tuple[str, ...] = (), timeout: float = 60):
+        self.app, self.port = Path(app), port or free_port()
+        self.env = {"EXPLORER_DEVICE": os.environ.get("EXPLORER_DEVICE", "cpu"), **(env or {})}
+        self.log, self.args, self.timeout = log, tuple(args), timeout
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def start(self) -> AppServer:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(self.app), "--server.address", "127.0.0.1",
+             "--server.port", str(self.port), *self.args],
+            cwd=CHECKOUT, env={**os.environ, **self.env}, stdout=self.log or subprocess.DEVNULL,
+            stderr=subprocess.STDOUT if self.log else subprocess.DEVNULL)
+        try:
+            wait_healthy(self.url + "/_stcore/health", self.timeout, self.proc)
+        except RuntimeError:
+            self.stop()
+            raise
+        return self
+
+    def kill(self) -> None:
+        """Stop it the way a crash would (SIGKILL), without a clean shutdown."""
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+
+    def __enter__(self) -> AppServer:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
