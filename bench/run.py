@@ -362,11 +362,146 @@ def bench_cold_start():
         f"without torch {t_bare:.1f} s + `import torch` {t_torch:.1f} s", "<= 6 s", t_paint <= 6)
 
 
+BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def _bare_steps_per_second(task: str, seconds: float = 6.0) -> float:
+    """The trainer alone in this process at the task's defaults (seed 0), its own thread count: steps/s."""
+    from explorer.training import Trainer
+
+    trainer = Trainer.for_task(task, seed=0)
+    trainer.step(5)
+    t0, steps = time.perf_counter(), 0
+    while time.perf_counter() - t0 < seconds:
+        steps += len(trainer.step(10))
+    return steps / (time.perf_counter() - t0)
+
+
+def _metric(page, i: int) -> str:
+    return page.locator('[data-testid="stMetric"]').nth(i).locator('[data-testid="stMetricValue"]').inner_text()
+
+
+def bench_live_browser(seconds: float = 20.0):
+    """Live training as a student sees it: each task at its defaults, Start pressed in Chromium while a second
+    browser session moves the bandwidth slider on Kernel regression every 2 s; the steps/s the page reached
+    against the bare trainer's in this process, and (induction) the time from Start to a loss below 1."""
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if not Path(chromium).exists():
+        row("Live training in the browser", "skipped: no Chromium", ">= 0.5x the bare trainer", False)
+        return
+    from playwright.sync_api import sync_playwright
+
+    from explorer.training import TASKS
+
+    bare = {task: _bare_steps_per_second(task) for task in TASKS}
+    with AppServer(timeout=120) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=BROWSER_ARGS)
+        other = browser.new_page(viewport={"width": 1400, "height": 1000})
+        other.goto(server.url + "/kernel_regression")
+        other.wait_for_selector(CHART_DRAWN, timeout=120_000)
+        slider = other.locator('[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]').first
+        for task in TASKS:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{server.url}/live_training?train.task={task}")
+            start = page.get_by_role("button", name="Start")
+            start.wait_for(timeout=120_000)
+            time.sleep(1.0)
+            start.click()
+            t0, below_one, moves, samples = time.perf_counter(), None, 0, []
+            while time.perf_counter() - t0 < seconds:
+                time.sleep(0.5)
+                elapsed = time.perf_counter() - t0
+                if elapsed > 2 * (moves + 1):                  # the other student moves a slider every 2 s
+                    slider.press("ArrowRight" if moves % 8 < 4 else "ArrowLeft")
+                    moves += 1
+                try:
+                    step, loss = int(_metric(page, 0)), float(_metric(page, 1))
+                except (ValueError, Exception):                # the tiles appear with the first steps
+                    continue
+                samples.append((elapsed, step))
+                if below_one is None and loss < 1:
+                    below_one = (elapsed, step)
+            page.get_by_role("button", name="Pause").click()
+            page.close()
+            (t_a, s_a), (t_b, s_b) = samples[len(samples) // 4], samples[-1]
+            rate = (s_b - s_a) / (t_b - t_a)
+            extra = "" if task != "induction" else (
+                f"; loss < 1 after {below_one[0]:.0f} s (step {below_one[1]})" if below_one else
+                f"; loss still >= 1 after {seconds:.0f} s")
+            row(f"Live training in the browser, {task} at its defaults, another session browsing (steps/s)",
+                f"{rate:.0f} in the page vs {bare[task]:.0f} bare ({rate / bare[task]:.2f}x){extra}",
+                ">= 0.5x the bare trainer", rate >= 0.5 * bare[task])
+        browser.close()
+
+
+def _settled(page, quiet: float = 1.0, timeout: float = 180) -> None:
+    """Wait until the page has not been running its script for ``quiet`` seconds."""
+    deadline, since = time.perf_counter() + timeout, None
+    while time.perf_counter() < deadline:
+        if page.locator('[data-testid="stStatusWidget"]').count():
+            since = None
+        elif since is None:
+            since = time.perf_counter()
+        elif time.perf_counter() - since >= quiet:
+            return
+        time.sleep(0.05)
+
+
+def _first_visit(browser, url: str) -> tuple[float, float]:
+    """A new browser session opening ``url``: seconds to the first chart drawn and to the page settled."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        t0 = time.perf_counter()
+        page.goto(url)
+        page.wait_for_selector(CHART_DRAWN, timeout=180_000)
+        first = time.perf_counter() - t0
+        _settled(page)
+        return first, time.perf_counter() - t0 - 1.0
+    finally:
+        context.close()
+
+
+def bench_first_visits():
+    """A student's first visit to each lesson page on a warm server (started, its landing page already served to
+    someone): seconds to the first chart drawn and to the page settled (nothing running for 1 s, minus that 1 s),
+    for the first student and for a second one at the same defaults; against the same visit to a one-chart
+    Streamlit page (the floor: loading Streamlit's and plotly's code in a new browser session)."""
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if not Path(chromium).exists():
+        row("first visits", "skipped: no Chromium", "<= floor + 1 s", False)
+        return
+    from playwright.sync_api import sync_playwright
+
+    from explorer.ui.navigation import LESSONS
+
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        bare = Path(tmp) / "one_chart.py"
+        bare.write_text(BARE_APP)
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=BROWSER_ARGS)
+        with AppServer(bare, timeout=120) as floor_server:
+            _first_visit(browser, floor_server.url)
+            floor = min(_first_visit(browser, floor_server.url)[0] for _ in range(2))
+        with AppServer(timeout=120) as server:
+            warm = browser.new_page()
+            warm.goto(server.url)
+            warm.wait_for_selector(LANDING_DRAWN, timeout=120_000)
+            _settled(warm)
+            time.sleep(5.0)                              # the server's start-up work, if any, has had its time
+            for lesson in LESSONS:
+                (f1, s1), (f2, s2) = (_first_visit(browser, f"{server.url}/{lesson.name}") for _ in range(2))
+                row(f"first visit on a warm server: {lesson.name} (first chart / settled)",
+                    f"first student {f1:.1f} / {s1:.1f} s; second {f2:.1f} / {s2:.1f} s; a one-chart page "
+                    f"{floor:.1f} s", "first chart <= one-chart page + 1 s", f1 <= floor + 1.0)
+        browser.close()
+
+
 def main():
     start = time.time()
     chosen = [a for a in sys.argv[1:] if not a.startswith("--")]      # e.g. `bench/run.py pages cold`
     for fn in (bench_loop, bench_search, bench_statsmodels, bench_sdpa, bench_fast_large, bench_large, bench_pages,
-               bench_upload, bench_training, bench_efficient, bench_cold_start):
+               bench_upload, bench_training, bench_efficient, bench_cold_start, bench_first_visits, bench_live_browser):
         if chosen and not any(c in fn.__name__ for c in chosen):
             continue
         print(f"{fn.__name__}…", file=sys.stderr, flush=True)

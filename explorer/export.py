@@ -27,6 +27,7 @@ from .cli import Parser, fail, progress
 
 FORMATS = ("png", "svg", "html", "csv")
 EXPORT_WIDTH = 1000          # CSS pixels; PNGs are rendered at twice this
+EXPORT_TITLE_WIDTH = 80      # the longest title line of an exported figure (Latin letters; a CJK character is 2)
 MIME = {"png": "image/png", "svg": "image/svg+xml", "html": "text/html", "csv": "text/csv"}
 _BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 
@@ -213,14 +214,14 @@ def lecture_figures(seed: int = 0, lang: str = "en", lecture: bool = True) -> li
     registry entries as the pages (``explorer.figures.registry``); builders run lazily, so one failure
     does not stop the others."""
     from .figures.registry import FIGURES
-    from .figures.style import LECTURE, NORMAL, restyle
+    from .figures.style import LECTURE, NORMAL, prepared
 
     style = LECTURE if lecture else NORMAL
 
     def builder(entry: str, params: dict) -> Callable:
         def build():
             given = {k: v.get() if isinstance(v, _Trained) else v for k, v in params.items()}
-            return restyle(FIGURES[entry].figure(lang, **given), style)
+            return prepared(FIGURES[entry].figure(lang, **given), style, EXPORT_TITLE_WIDTH)
         return build
 
     return [(name, {k: _manifest_value(v) for k, v in params.items()}, builder(entry, params))

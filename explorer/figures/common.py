@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .style import HEAT_SCALE, NORMAL, PALETTE, Line, Style, figure, grid_axes, line_trace
+from .style import HEAT_SCALE, NORMAL, PALETTE, Line, Style, figure, grid_axes, line_trace, place_title
 
 MAX_DISPLAY_CELLS = 250_000
 
@@ -67,10 +67,9 @@ def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence 
     rows = -(-n // cols)
     zmax = zmax if zmax is not None else max(float(np.nanmax(m)) for m in mats) or 1.0   # all zero: scale 0..1
     axes, annotations, refs = grid_axes(n, cols, x_title, y_title, titles, style)
-    if y is not None and len(y) and isinstance(y[0], str):      # named rows: labelled once, left of the first panel
-        for i, (_, yr) in enumerate(refs):
-            if i % cols:
-                axes["yaxis" + yr[1:]]["showticklabels"] = False
+    for i, (_, yr) in enumerate(refs):       # the panels share their rows: labelled once, left of each row's first
+        if i % cols:                         # (a later panel's labels would sit on the panel before it)
+            axes["yaxis" + yr[1:]]["showticklabels"] = False
     if square:
         for xr, yr in refs:
             axes["yaxis" + yr[1:]].update(scaleanchor=xr, constrain="domain")
@@ -87,8 +86,7 @@ def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence 
                                     "colorbar": {"title": {"text": colorbar_title}}}}
     fig = figure(traces, title, "", "", style, height or max(300, 280 * rows), layout=layout)
     fig.layout.annotations = annotations
-    fig.layout.margin.t = 80
-    return fig
+    return place_title(fig, copy=False)
 
 
 def lines(x: Sequence, series: Mapping[str, Sequence], title: str, x_title: str, y_title: str,

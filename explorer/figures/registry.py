@@ -407,9 +407,9 @@ def _zoo(data: Mapping, h: float, m: int, kind: str, orthogonal: bool, seed: int
 def _draw_zoo(z: dict, lang: str):
     return rfig.fit_figure(z["x"], z["y"], z["x_grid"], z["true"],
                            {t("ef.exact", lang, h=f"{z['h']:g}"): z["exact"],
-                            t("ef.rf", lang, m=z["m"], kind=t(f"ef.kind_{z['kind']}", lang)): z["rf"],
-                            t("ef.elu", lang): z["elu"]},
-                           title=t("ef.zoo_title", lang), lang=lang, axes=upload_axes(z, lang))
+                            t("ef.rf", lang, m=z["m"]): z["rf"], t("ef.elu", lang): z["elu"]},
+                           title=t("ef.zoo_title", lang, kind=t(f"ef.kind_short_{z['kind']}", lang)), lang=lang,
+                           axes=upload_axes(z, lang))
 
 
 def _rf_error(data: Mapping, h: float, kind: str, seed: int, draws: int = 6) -> dict:

@@ -32,6 +32,7 @@ class Style:
 NORMAL = Style()
 LECTURE = Style(font_size=19, line_width=4.0, marker_size=10.0, height=470)
 LEGEND_ROW = 480      # px: the widest legend drawn as one row (a half-width chart on a 1280 px projector)
+MAIN_WIDTH = 700      # px: about the narrowest a page's main figure is drawn (beside the controls at 1280 px)
 VALIDATE = False      # True: plotly checks every property name and value as the figure is built
 
 
@@ -112,7 +113,8 @@ def figure(traces: Sequence[dict], title: str, x_title: str, y_title: str, style
     legend_below = sum(t.get("type") == "scatter" and t.get("showlegend", True) for t in traces) > 1
     shapes, annotations = _ref_lines(lines, style, log_x, log_y)
     lay = {
-        "title": {"text": title, "x": 0.01, "xanchor": "left", "xref": "container"},
+        "title": {"text": title, "x": 0.01, "xanchor": "left", "xref": "container",
+                  "font": {"size": round(style.font_size * 1.25)}},
         "font": {"size": style.font_size, "color": "#262730"},
         "height": (height or style.height) + (50 if legend_below else 0),
         "margin": {"l": 60, "r": 20, "t": 50, "b": 120 if legend_below else 60},
@@ -127,7 +129,7 @@ def figure(traces: Sequence[dict], title: str, x_title: str, y_title: str, style
         "shapes": shapes, "annotations": annotations,
     }
     lay.update(layout or {})
-    return place_legend(go.Figure(data=list(traces), layout=lay, _validate=VALIDATE))
+    return place_title(place_legend(go.Figure(data=list(traces), layout=lay, _validate=VALIDATE)), copy=False)
 
 
 ANSWER_INK = "#111111"
@@ -203,6 +205,7 @@ def restyle(fig: go.Figure, style: Style) -> go.Figure:
         if shape.line.width:
             shape.line.width = shape.line.width * f_line
     place_legend(out)
+    place_title(out, copy=False)
     for trace in out.data:
         if trace.type == "scatter":
             if trace.line.width:
@@ -246,25 +249,57 @@ def _tokens(text: str) -> list[str]:
     return [*out, word] if word else out
 
 
-def wrap_title(fig: go.Figure, width: int) -> go.Figure:
-    """``fig`` with a title longer than ``width`` units broken into lines (plotly clips a title wider than its
-    chart) and room above the plot for the extra lines: a copy when it changes, ``fig`` itself otherwise."""
-    text = fig.layout.title.text
-    if not text or "<br>" in text or _width(text) <= width:
-        return fig
-    lines = wrap_text(text, width)
-    balanced = wrap_text(text, math.ceil(_width(text) / len(lines)) + 4)      # lines of similar length
-    lines = balanced if len(balanced) == len(lines) else lines
-    fig = go.Figure(fig, _validate=VALIDATE)
+TITLE_PAD = 6           # px between the figure's top edge and its title
+TITLE_LINE = 1.3        # a title line's height, in title font sizes
+
+
+def panel_title_height(fig: go.Figure) -> float:
+    """Height (px) of the panel titles a grid draws just above its first row of plots (0 when there are none)."""
     font = fig.layout.font.size or NORMAL.font_size
-    # the title hangs from the top; below it, room for panel titles drawn above the plot (subplot annotations)
-    panel_titles = [a for a in fig.layout.annotations
-                    if a.yref == "paper" and (a.y or 0) >= 1 and a.yanchor == "bottom"]
-    below = max([(a.font.size or font) * 1.4 for a in panel_titles], default=0)
-    # the lines sit on the plot (or on its panel titles) and plotly grows the top margin to hold them
-    fig.layout.title.update(text="<br>".join(lines), yref="paper", y=1, yanchor="bottom", automargin=True,
-                            pad={"b": round(below + 6)})
+    panels = [a for a in fig.layout.annotations if a.yref == "paper" and (a.y or 0) >= 1 and a.yanchor == "bottom"]
+    return max([(a.font.size or font) * 1.4 * (1 + str(a.text).count("<br>")) for a in panels], default=0.0)
+
+
+def place_title(fig: go.Figure, width: int | None = None, copy: bool = True) -> go.Figure:
+    """``fig`` (a copy, unless ``copy`` is False) with its title broken into lines of at most ``width`` units
+    (plotly clips a title wider than its chart; None: only the breaks the text has), hung from the top edge of the
+    figure, and a top margin computed to hold, from the top down: the title's lines, then a grid's panel titles,
+    then the plot. Computed in pixels, so the browser and an exported file lay it out alike, and nothing can be
+    drawn where the title is."""
+    if copy:
+        fig = go.Figure(fig, _validate=VALIDATE)
+    text = fig.layout.title.text or ""
+    font = fig.layout.font.size or NORMAL.font_size
+    title_font = fig.layout.title.font.size or round(font * 1.25)
+    if text and "<br>" not in text and width and _width(text) > width:
+        lines = wrap_text(text, width)
+        balanced = wrap_text(text, math.ceil(_width(text) / len(lines)) + 4)      # lines of similar length
+        text = "<br>".join(balanced if len(balanced) == len(lines) else lines)
+    n_lines = text.count("<br>") + 1 if text else 0
+    top = TITLE_PAD + n_lines * title_font * TITLE_LINE + (4 if n_lines else 0) + panel_title_height(fig) + 2
+    # plotly anchors a title's first line: with yanchor "bottom" its baseline sits at y and later lines hang below
+    # (with "top", lines beyond the first climb above the figure's edge), so y puts the first line's top at the pad
+    height = fig.layout.height or NORMAL.height
+    fig.layout.title.update(text=text, yref="container", y=1 - (TITLE_PAD + 0.95 * title_font) / height,
+                            yanchor="bottom", pad={"t": 0, "b": 0}, font={"size": title_font})
+    fig.layout.margin.t = max(round(top), 20)
     return fig
+
+
+def prepared(fig: go.Figure, style: Style, title_width: int | None = None, height: int | None = None) -> go.Figure:
+    """``fig`` as it is drawn, on a page or in an exported file: in ``style``, at most ``height`` px tall (then its
+    legend packed into two rows), its title placed (broken into lines of ``title_width`` units), long vertical axis
+    titles broken in two. A copy: ``fig`` itself (possibly shared between sessions) is left as it was."""
+    fig = restyle(fig, style)
+    fig = go.Figure(fig, _validate=VALIDATE) if style == NORMAL else fig      # restyle copies unless NORMAL
+    if height and (fig.layout.height or NORMAL.height) > height:
+        # the plot gets the height: the legend inside the plot where it covers (almost) no data, else below it in
+        # two rows at most, a step smaller than the text
+        fig.layout.height = height
+        fig.layout.legend.font.size = round(style.font_size * 0.85)
+        if not legend_inside(fig, MAIN_WIDTH):
+            place_legend(fig, MAIN_WIDTH, max_rows=2)
+    return wrap_axis_titles(place_title(fig, title_width, copy=False))
 
 
 def wrap_axis_titles(fig: go.Figure) -> go.Figure:
@@ -288,24 +323,95 @@ def wrap_axis_titles(fig: go.Figure) -> go.Figure:
     return out
 
 
-def place_legend(fig: go.Figure) -> go.Figure:
+def legend_rows(names: Sequence[str], font: float, width: float) -> int:
+    """How many rows a horizontal legend of ``names`` takes in ``width`` px: plotly lays the entries (a 40 px
+    sample plus the text) in a grid, as many columns as fit, each as wide as its widest entry."""
+    entries = [40 + 0.6 * font * _width(name) for name in names]
+    for columns in range(len(entries), 0, -1):
+        if sum(max(entries[j::columns]) for j in range(columns)) <= width:
+            return math.ceil(len(entries) / columns)
+    return len(entries)
+
+
+def _plotted_points(fig: go.Figure) -> tuple[np.ndarray, np.ndarray, bool, bool]:
+    """Every drawn point of the figure's line and marker traces (vertices of lines), in the units the axes draw
+    them in (log10 on a log axis)."""
+    log_x, log_y = fig.layout.xaxis.type == "log", fig.layout.yaxis.type == "log"
+    xs, ys = [], []
+    for trace in fig.data:
+        if trace.type != "scatter" or trace.x is None or trace.y is None or not len(trace.x):
+            continue
+        categories = isinstance(trace.x[0], str)
+        x = np.arange(len(trace.x), dtype=float) if categories else np.asarray(trace.x, dtype=float)
+        y = np.asarray([np.nan if v is None else v for v in trace.y], dtype=float)
+        xs.append(x[: len(y)])
+        ys.append(y[: len(x)])
+    x, y = (np.concatenate(a) if a else np.empty(0) for a in (xs, ys))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x, y = (np.log10(x) if log_x else x), (np.log10(y) if log_y else y)
+    ok = np.isfinite(x) & np.isfinite(y)
+    return x[ok], y[ok], log_x, log_y
+
+
+def legend_inside(fig: go.Figure, width: float, hide_at_most: float = 0.03) -> bool:
+    """Put a line chart's legend inside its plot, in the corner where it covers the fewest drawn points (as
+    matplotlib's ``loc="best"`` does), drawn ``width`` px wide; the bottom margin then only holds the x axis.
+    Returns False, changing nothing, when the figure is not one plot of lines and markers or when every corner
+    would cover more than ``hide_at_most`` of the points."""
+    names = [t.name for t in fig.data if t.name and t.showlegend is not False and t.type == "scatter"]
+    if not fig.layout.showlegend or len(names) < 2 or any(t.type != "scatter" for t in fig.data) \
+            or any(k.startswith(("xaxis2", "yaxis2")) for k in fig.layout):
+        return False
+    x, y, _, _ = _plotted_points(fig)
+    if x.size == 0:
+        return False
+    font = fig.layout.legend.font.size or fig.layout.font.size or NORMAL.font_size
+    axis_font = fig.layout.font.size or NORMAL.font_size
+    bottom = axis_font * 3.5 + 12
+    plot_w = width - (fig.layout.margin.l or 60) - (fig.layout.margin.r or 20) - axis_font * 2.5
+    plot_h = (fig.layout.height or NORMAL.height) - (fig.layout.margin.t or 50) - bottom
+    box_w = (max(40 + 0.6 * font * _width(n) for n in names) + 16) / plot_w        # as fractions of the plot
+    box_h = (len(names) * font * 1.45 + 12) / plot_h
+    if box_w > 0.7 or box_h > 0.7:
+        return False
+    x0, x1 = x.min(), x.max()
+    y0, y1 = y.min(), y.max()
+    pad_x, pad_y = 0.05 * ((x1 - x0) or 1), 0.05 * ((y1 - y0) or 1)         # plotly's autorange padding
+    u = (x - x0 + pad_x) / (x1 - x0 + 2 * pad_x)
+    v = (y - y0 + pad_y) / (y1 - y0 + 2 * pad_y)
+    corners = {("left", "top"): (u < box_w) & (v > 1 - box_h), ("right", "top"): (u > 1 - box_w) & (v > 1 - box_h),
+               ("left", "bottom"): (u < box_w) & (v < box_h), ("right", "bottom"): (u > 1 - box_w) & (v < box_h)}
+    (xanchor, yanchor), covered = min(corners.items(), key=lambda kv: int(kv[1].sum()))
+    if covered.sum() > hide_at_most * x.size:
+        return False
+    fig.layout.legend.update(orientation="v", xref="paper", yref="paper", xanchor=xanchor, yanchor=yanchor,
+                             x=0.01 if xanchor == "left" else 0.99, y=0.99 if yanchor == "top" else 0.01,
+                             bgcolor="rgba(255,255,255,0.8)", tracegroupgap=0)
+    fig.layout.margin.b = round(bottom)
+    return True
+
+
+def place_legend(fig: go.Figure, width: float = LEGEND_ROW, max_rows: int = 1) -> go.Figure:
     """Put a legend drawn below the plot at the bottom of the figure, under the x axis's tick labels and title,
-    with a bottom margin that holds both: one row when the entries fit in ``LEGEND_ROW`` px, else one entry per
-    line (a row that wraps in a narrow chart would climb onto the axis title). Changes ``fig`` in place."""
+    with a bottom margin that holds both. Its entries run in rows when they fit in ``max_rows`` rows of ``width``
+    px (the narrowest the chart is drawn at: a row that plotly wraps further in a narrower chart would climb onto
+    the axis title), else one entry per line. Changes ``fig`` in place."""
     legend = fig.layout.legend
     below = legend.y == 0 if legend.yref == "container" else (legend.y is not None and legend.y < 0)
     if not fig.layout.showlegend or not below:
         return fig
-    font = fig.layout.font.size or NORMAL.font_size
+    font = legend.font.size or fig.layout.font.size or NORMAL.font_size
     names = [t.name for t in fig.data if t.name and t.showlegend is not False
              and t.type in ("scatter", "bar", "histogram")]
     if not names:
         return fig
-    one_row = sum(40 + 0.6 * font * _width(n) for n in names) <= LEGEND_ROW
-    rows = 1 if one_row else len(names)
+    packed = legend_rows(names, font, width)
+    in_rows = packed <= max_rows
+    rows = packed if in_rows else len(names)
+    axis_font = fig.layout.font.size or NORMAL.font_size
     has_x_title = any(fig.layout[k].title.text for k in fig.layout if k.startswith("xaxis"))
-    axis = font * (1.8 + (1.7 if has_x_title else 0)) + 12
-    legend.update(orientation="h" if one_row else "v", yref="container", y=0, yanchor="bottom", x=0, xanchor="left",
+    axis = axis_font * (1.8 + (1.7 if has_x_title else 0)) + 12
+    legend.update(orientation="h" if in_rows else "v", yref="container", y=0, yanchor="bottom", x=0, xanchor="left",
                   tracegroupgap=0)
     fig.layout.margin.b = round(axis + rows * font * 1.45 + 8)
     return fig
@@ -395,7 +501,8 @@ def dark(fig: go.Figure, background: str = DARK_BACKGROUND) -> go.Figure:
     for axis in out.layout:
         if axis.startswith(("xaxis", "yaxis")):
             out.layout[axis].update(DARK_AXIS)
-    out.layout.legend.bgcolor = "rgba(0,0,0,0)"
+    inside = out.layout.legend.yref == "paper" and 0 <= (out.layout.legend.y or 0) <= 1
+    out.layout.legend.bgcolor = "rgba(14,17,23,0.8)" if inside else "rgba(0,0,0,0)"
     for item in (*out.layout.annotations, *out.layout.shapes):
         if getattr(item, "bgcolor", None) is not None and not _is_dark(item.bgcolor):
             item.bgcolor = "rgba(14,17,23,0.85)"           # a label's light box becomes a dark one

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..export import MIME, image_formats_available, to_bytes
-from ..figures.style import LECTURE, NORMAL, dark, place_legend, restyle, wrap_axis_titles, wrap_title
+from ..figures.style import LECTURE, NORMAL, dark, prepared
 from .state import lang, lecture_mode, tr
 
 
@@ -26,12 +26,8 @@ def show(fig, key: str, main: bool | int = False) -> None:
     ``main`` figure is kept short enough to stay on screen with its controls (``main`` = a height in px, or
     True for ``LECTURE_MAIN_HEIGHT``)."""
     lecture = lecture_mode()
-    fig = wrap_title(restyle(fig, LECTURE if lecture else NORMAL), TITLE_WIDTH[lecture])
     cap = LECTURE_MAIN_HEIGHT if main is True else int(main)
-    if lecture and cap and fig.layout.height > cap:      # in lecture mode ``fig`` is restyle's copy
-        fig.layout.height = cap
-        place_legend(fig)
-    fig = wrap_axis_titles(fig)
+    fig = prepared(fig, LECTURE if lecture else NORMAL, TITLE_WIDTH[lecture], cap if lecture and cap else None)
     drawn = dark(fig, "rgba(0,0,0,0)") if dark_theme() else fig
     st.plotly_chart(drawn, key=key, theme=None, config={"displaylogo": False})
     export_control(fig, key)           # exports are light (slides, paper) unless the popover asks for dark

@@ -56,6 +56,7 @@ from .state import lang, lecture_mode, say, tr
 
 TICK = 0.5                      # seconds between redraws while training
 LIVE_MAIN_HEIGHT = 320          # px in lecture mode: the live charts under the buttons and metrics, on screen
+LIVE_FIRST_HEIGHT = 400         # px: the maps before the first step, when they are all there is under the buttons
 TICK_BUDGET = 0.3               # seconds of training per tick (shorter than the tick)
 # the useful range (1e-4 to 0.3) takes most of the slider; 1 and 1000 stay to show what "too high" does
 LRS = (1e-4, 2e-4, 3e-4, 5e-4, 1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2, 3e-2, 5e-2, 0.1, 0.3, 1.0, 1000.0)
@@ -251,11 +252,11 @@ def live_view(trainer: Trainer) -> None:
     advance(trainer)
     data = FIGURES["training_entropy"].compute(trainer=trainer)
     rows, cfg, task = data["rows"], trainer.config, trainer.task
-    m1, m2, m3, m4, m5 = st.columns(5) if rows else (*st.columns([1, 4], vertical_alignment="center"), *[None] * 3)
-    m1.metric(tr("lt.m_step"), data["step_count"])
-    if not rows:
-        m2.info(tr("lt.press_start"))
+    if not rows:                     # nothing trained yet: one line, and the maps get the screen
+        st.info(tr("lt.press_start"))
     else:
+        m1, m2, m3, m4, m5 = st.columns(5)
+        m1.metric(tr("lt.m_step"), data["step_count"])
         df, last = pd.DataFrame(rows), rows[-1]
         # after a stop, the tile shows the last good step's loss and says so (the message names the bad value)
         m2.metric(tr("lt.m_loss_last") if trainer.stopped else tr("lt.m_loss"), compact(last["loss"]))
@@ -263,28 +264,45 @@ def live_view(trainer: Trainer) -> None:
         m4.metric(tr("lt.m_lr"), f"{last['lr']:.2g}")
         m5.metric(tr("lt.m_temp"), f"{last['temperature']:.2g}")
         notes = head_warnings(rows, cfg.n_layers, cfg.n_heads, task.entropy_ceiling())
+        entropy = FIGURES["training_entropy"].draw(data, lang())
+        loss = loss_figure(df, task.regression, lang=lang(), noise_floor=task.loss_floor())
         left, right = st.columns(2)
-        with left:
-            show(loss_figure(df, task.regression, lang=lang(), noise_floor=task.loss_floor()), key="loss",
-                 main=LIVE_MAIN_HEIGHT)
-        with right:
-            show(FIGURES["training_entropy"].draw(data, lang()), key="entropy", main=LIVE_MAIN_HEIGHT)
+        if lecture_mode():           # the attention maps (the point of the lesson) on screen, beside the entropy
+            with left:
+                _maps(trainer, data, main=True)
+            with right:
+                show(entropy, key="entropy", main=LIVE_MAIN_HEIGHT)
+            show(loss, key="loss", main=LIVE_MAIN_HEIGHT)
+        else:
+            with left:
+                show(loss, key="loss")
+            with right:
+                show(entropy, key="entropy")
         if notes:                    # below the charts, in one box: several heads would push the charts off screen
             _head_notes(notes, task)
         st.dataframe(lessons.score_table(df, cfg.n_layers, cfg.n_heads, lang(), scores=not task.regression),
                      hide_index=True)
         if not task.regression:
             st.caption(tr("lt.scores_caption"))
-    if task.regression:
-        _icl_example(trainer, data["maps"])
+        if lecture_mode():
+            return
+    _maps(trainer, data, main=not rows)            # before the first step the maps are all there is to see
+
+
+def _maps(trainer: Trainer, data: dict, main: bool) -> None:
+    """The attention maps on the held-out example (and, in-context regression, the example's fit)."""
+    if trainer.task.regression:
+        _icl_example(trainer, data["maps"], main)
     else:
-        show(FIGURES["training_head_maps"].draw(data, lang()), key="maps", main=not rows and LIVE_MAIN_HEIGHT)
+        show(FIGURES["training_head_maps"].draw(data, lang()), key="maps",
+             main=main and (LIVE_MAIN_HEIGHT if trainer.history else LIVE_FIRST_HEIGHT))
 
 
-def _icl_example(trainer: Trainer, maps) -> None:
+def _icl_example(trainer: Trainer, maps, main: bool = False) -> None:
     """In-context regression: the attention over the context by x, the model's predictions and NW's."""
     icl = lessons.icl_view(trainer.example_predictions(), maps)
-    show(attention_maps_figure(icl["maps"], lang=lang(), x_title=tr("fig.context_by_x")), key="maps")
+    show(attention_maps_figure(icl["maps"], lang=lang(), x_title=tr("fig.context_by_x")), key="maps",
+         main=main and LIVE_MAIN_HEIGHT)
     show(icl_figure(icl["x"], icl["y"], icl["is_query"], icl["prediction"], DATASETS["sine_mix"].true_fn,
                     lang=lang(), nw_prediction=icl["nw_prediction"],
                     nw_label=tr("fig.nw_same_context", h=f"{icl['h']:.2g}")), key="icl")

@@ -14,55 +14,74 @@ PAGES = ["", *(lesson.name for lesson in LESSONS)]         # "" = the landing pa
 ALL_KERNELS = "kernel_regression?nw.compare=boxcar,constant,epanechnikov,triangular,laplace&nw.overlay=1"
 
 # Boxes of what must not be cut or overlap, measured in the page. Plotly draws titles, annotations and tick labels
-# as SVG text: a title wider than its chart is clipped, and neighbouring tick labels can collide.
-MEASURE = """() => {
+# as SVG text: a title wider than its chart is clipped, and neighbouring tick labels can collide. CHART_CHECKS runs
+# on one chart's root element (a chart on the page, or an exported SVG opened in the browser).
+CHART_CHECKS = """
+const box = el => el.getBoundingClientRect();
+const overlap = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+function chartProblems(root, name) {
+  const problems = [];
+  const svg = root.matches('svg') ? root : root.querySelector('svg.main-svg');
+  if (!svg) return {problems, plotShare: null};
+  const frame = box(svg);
+  root.querySelectorAll('.gtitle, .annotation-text, .legendtext').forEach(t => {
+    const b = box(t);
+    if (b.width && (b.left < frame.left - 1 || b.right > frame.right + 1))
+      problems.push(`chart ${name}: text "${t.textContent.slice(0, 40)}" runs outside its figure`);
+  });
+  root.querySelectorAll('.xaxislayer-above, .yaxislayer-above').forEach(layer => {
+    const ticks = [...layer.querySelectorAll('.xtick text, .ytick text')].map(box).filter(b => b.width);
+    for (let a = 0; a < ticks.length; a++)
+      for (let b = a + 1; b < ticks.length; b++)
+        if (overlap(ticks[a], ticks[b])) { problems.push(`chart ${name}: tick labels overlap`); return; }
+  });
+  // the plot areas: plotly's drag layers in the page, the clipped plot backgrounds in an exported file
+  let plots = [...root.querySelectorAll('.draglayer .nsewdrag')].map(box);
+  if (!plots.length) plots = [...root.querySelectorAll('.bglayer rect.bg')].map(box);
+  plots = plots.filter(p => p.width > 2 && p.height > 2);
+  const labels = [...root.querySelectorAll('.xtick text, .ytick text')].map(box).filter(b => b.width);
+  if (labels.some(l => plots.some(p => overlap(l, p))))
+    problems.push(`chart ${name}: a tick label sits on a plot`);
+  const title = root.querySelector('.gtitle');
+  if (title) {
+    const t = box(title);
+    if ([...root.querySelectorAll('.xtitle, .ytitle')].some(a => overlap(box(a), t)))
+      problems.push(`chart ${name}: an axis title runs into the figure title`);
+    if ([...root.querySelectorAll('.annotation-text')].some(a => box(a).width && overlap(box(a), t)))
+      problems.push(`chart ${name}: the figure title runs into a panel title or label`);
+    if (plots.some(p => overlap(p, t)))
+      problems.push(`chart ${name}: the figure title sits on a plot`);
+  }
+  const top = Math.min(...plots.map(p => p.top)), bottom = Math.max(...plots.map(p => p.bottom));
+  return {problems, plotShare: plots.length ? (bottom - top) / frame.height : null};
+}
+"""
+
+MEASURE = "() => {" + CHART_CHECKS + """
   const out = {problems: []};
-  const box = el => el.getBoundingClientRect();
-  const overlap = (a, b) => a.left < b.right - 1 && b.left < a.right - 1
-    && a.top < b.bottom - 1 && b.top < a.bottom - 1;
   document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((chart, i) => {
-    const svg = chart.querySelector('svg.main-svg');
-    if (!svg) return;
     const title = chart.querySelector('.gtitle');
-    i = `${i} (${title ? title.textContent.slice(0, 30) : 'untitled'})`;
-    const frame = box(svg);
-    chart.querySelectorAll('.gtitle, .annotation-text, .legendtext').forEach(t => {
-      const b = box(t);
-      if (b.width && (b.left < frame.left - 1 || b.right > frame.right + 1))
-        out.problems.push(`chart ${i}: text "${t.textContent.slice(0, 40)}" runs outside its figure`);
-    });
-    chart.querySelectorAll('.xaxislayer-above, .yaxislayer-above').forEach(layer => {
-      const ticks = [...layer.querySelectorAll('.xtick text, .ytick text')].map(box).filter(b => b.width);
-      for (let a = 0; a < ticks.length; a++)
-        for (let b = a + 1; b < ticks.length; b++)
-          if (overlap(ticks[a], ticks[b])) { out.problems.push(`chart ${i}: tick labels overlap`); return; }
-    });
-    // ticks are drawn outside their own plot: a tick label on any plot area sits on another panel
-    const plots = [...chart.querySelectorAll('.draglayer .nsewdrag')].map(box);
-    const labels = [...chart.querySelectorAll('.xtick text, .ytick text')].map(box).filter(b => b.width);
-    if (labels.some(l => plots.some(p => overlap(l, p))))
-      out.problems.push(`chart ${i}: a tick label sits on a plot`);
-    // an axis title runs into the figure title
-    const titleBox = chart.querySelector('.gtitle');
-    if (titleBox && [...chart.querySelectorAll('.xtitle, .ytitle')].some(a => overlap(box(a), box(titleBox))))
-      out.problems.push(`chart ${i}: an axis title runs into the figure title`);
+    const name = `${i} (${title ? title.textContent.slice(0, 30) : 'untitled'})`;
+    out.problems.push(...chartProblems(chart, name).problems);
   });
   document.querySelectorAll('[data-testid="stMain"] h1').forEach(h => {
     if (h.scrollWidth > h.clientWidth + 1) out.problems.push(`title "${h.textContent}" is cut`);
   });
   const labels = '[data-testid="stMain"] button p, [data-testid="stMain"] [data-testid="stPageLink"] p, '
-    + '[data-baseweb="tag"] span';
+    + '[data-baseweb="tag"] span, [data-testid="stMain"] [data-testid="stWidgetLabel"] p';
   document.querySelectorAll(labels).forEach(p => {
     if (p.scrollWidth > p.clientWidth + 1) out.problems.push(`label "${p.textContent}" is cut`);
   });
   if (document.documentElement.scrollWidth > window.innerWidth + 1) out.problems.push('the page scrolls sideways');
   const chart = document.querySelector('[data-testid="stMain"] [data-testid="stPlotlyChart"]');
   out.chart = chart ? (({top, bottom, left, right}) => ({top, bottom, left, right}))(box(chart)) : null;
+  out.plotShare = chart ? chartProblems(chart, 'main').plotShare : null;
   const sidebar = document.querySelector('[data-testid="stSidebar"]');
   out.sidebar = sidebar ? box(sidebar).right : 0;
   const link = document.querySelector('[data-testid="stMain"] [data-testid="stPageLink"]');
   out.link = link ? box(link).bottom : null;
   out.font = parseFloat(getComputedStyle(document.documentElement).fontSize);
+  out.exceptions = document.querySelectorAll('[data-testid="stException"]').length;
   return out;
 }"""
 
@@ -105,6 +124,73 @@ def test_lecture_mode_fits_a_1280_by_720_projector(projector, server_url, lang):
                 problems.append(f"{name}: Previous / Next are not on screen")
             if m["chart"] is None or m["chart"]["bottom"] > 720 or m["chart"]["right"] > 1280:
                 problems.append(f"{name}: the main figure does not fit on screen: {m['chart']}")
+            if m["plotShare"] is not None and m["plotShare"] < 0.6:     # the plot, not the furniture around it
+                problems.append(f"{name}: the main figure's plot is {m['plotShare']:.0%} of its height (< 60 %)")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_chart_of_every_page_at_1400_by_1000(browser, server_url):
+    """The normal layout on a lecturer's laptop: every chart of every page (the whole page scrolled through), no
+    title on a panel title or plot, no tick label on another panel, nothing cut."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    problems = []
+    try:
+        for name in PAGES:
+            open_page(page, f"{server_url}/{name}")
+            page.set_viewport_size({"width": 1400, "height": 6000})     # every chart drawn, not only the first
+            wait_idle(page, settle=1.0)
+            page.screenshot(path=str(ARTIFACTS / f"w1400_{name or 'home'}.png"), full_page=True)
+            m = page.evaluate(MEASURE)
+            problems += [f"{name or 'home'}: {p}" for p in m["problems"] if "scrolls sideways" not in p]
+            page.set_viewport_size({"width": 1400, "height": 1000})
+    finally:
+        context.close()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_page_in_the_dark_draws_without_an_error(browser, server_url, lang):
+    """A viewer whose OS prefers dark: every page draws every figure (the heatmap page raised on an array of marker
+    colours), in normal and lecture mode."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    problems = []
+    try:
+        for lecture in ("0", "1"):
+            for name in PAGES:
+                open_page(page, f"{server_url}/{name}?lang={lang}&lecture={lecture}&predict=0")
+                m = page.evaluate(MEASURE)
+                if m["exceptions"]:
+                    problems.append(f"{name}: {m['exceptions']} exception(s) in the dark theme (lecture={lecture})")
+                if lecture == "1":
+                    page.screenshot(path=str(ARTIFACTS / f"dark_lecture_{lang}_{name or 'home'}.png"))
+    finally:
+        context.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_exported_figures_are_laid_out_like_the_pages(browser, tmp_path):
+    """The headless lecture set's SVGs, opened in the browser: the same checks as the charts on the pages (the
+    exported Masking figure had its title on its panel titles)."""
+    from explorer.export import export_lecture_set
+
+    manifest = export_lecture_set(tmp_path, formats=("svg",))
+    assert not manifest["failed"], manifest["failed"]
+    page = browser.new_page(viewport={"width": 1200, "height": 1000})
+    problems = []
+    try:
+        for entry in manifest["files"]:
+            svg = (tmp_path / entry["file"]).read_text(encoding="utf-8")
+            page.set_content(f"<html><body style='margin:0'>{svg}</body></html>")
+            page.evaluate("document.fonts.ready")
+            found = page.evaluate("() => {" + CHART_CHECKS + "return chartProblems(document.querySelector('svg'), "
+                                  f"{entry['figure']!r}).problems; }}")
+            problems += found
+    finally:
+        page.close()
     assert not problems, "\n".join(problems)
 
 

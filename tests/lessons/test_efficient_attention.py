@@ -164,7 +164,7 @@ def test_notice_the_page_at_its_defaults_shows_every_figure_and_its_numbers():
     at = page("efficient_attention", timeout=180)
     assert_clean(at)
     fit = chart_data(at, "efficient_zoo")
-    flat = next(tr for tr in fit if tr.get("name", "").startswith("linear attention"))
+    flat = next(tr for tr in fit if tr.get("name", "").startswith("linear, elu"))
     y = np.asarray(flat["y"], dtype=float)
     assert np.ptp(y) < 1e-9
     text = " ".join(m.value for m in at.markdown)

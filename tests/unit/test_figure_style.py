@@ -6,17 +6,23 @@ import numpy as np
 import pytest
 
 from explorer.data import dataset_arrays
+from explorer.figures.common import heatmap_grid
 from explorer.figures.registry import FIGURES
 from explorer.figures.style import (
+    LECTURE,
     NORMAL,
+    TITLE_LINE,
+    TITLE_PAD,
     _is_dark,
     _log_ticks,
     _width,
     dark,
     figure,
     line_trace,
+    panel_title_height,
+    place_title,
+    restyle,
     wrap_text,
-    wrap_title,
 )
 
 
@@ -36,11 +42,27 @@ def test_wrapped_lines_fit_and_keep_every_word(text, width):
 def test_a_wrapped_title_gets_room_above_the_plot_and_the_original_is_untouched():
     fig = figure([line_trace([1, 2], [1, 2], "a", "#1f77b4", style=NORMAL)],
                  "A title that is far longer than the chart it sits on is wide", "x", "y")
-    wrapped = wrap_title(fig, 30)
+    wrapped = place_title(fig, 30)
     assert wrapped is not fig and "<br>" in wrapped.layout.title.text and "<br>" not in fig.layout.title.text
-    title = wrapped.layout.title                       # sits on the plot; plotly grows the top margin to hold it
-    assert title.automargin is True and title.yref == "paper" and title.yanchor == "bottom"
-    assert wrap_title(fig, 200) is fig
+    lines = wrapped.layout.title.text.count("<br>") + 1
+    title = wrapped.layout.title                       # hangs from the figure's top edge; the margin holds it
+    assert title.yref == "container" and title.yanchor == "bottom"      # its first line hangs from y
+    assert wrapped.layout.margin.t >= TITLE_PAD + lines * title.font.size * TITLE_LINE > fig.layout.margin.t - 1
+
+
+def test_a_grid_title_ends_above_its_panel_titles_at_any_font_size():
+    """The title's lines, then the panel titles, then the plot: the top margin holds them in that order, also after
+    the lecture style made every font larger (in the browser and in exported files alike)."""
+    mats = [np.eye(3), np.eye(3)]
+    long_title = "Attention weights of 16 random queries (rows) over the keys (columns)"
+    for fig in (heatmap_grid(mats, ["left panel", "right panel"], None, None, long_title, "key", "query"),
+                restyle(heatmap_grid(mats, ["left", "right"], None, None, long_title, "key", "query"), LECTURE)):
+        for width in (None, 30):
+            placed = place_title(fig, width)
+            lines = placed.layout.title.text.count("<br>") + 1
+            title_bottom = TITLE_PAD + lines * placed.layout.title.font.size * TITLE_LINE
+            panel_top = placed.layout.margin.t - panel_title_height(placed)
+            assert panel_title_height(placed) > 0 and title_bottom < panel_top
 
 
 @pytest.mark.parametrize("lo, hi", [(1e-18, 1.0), (1.0, 1024.0), (8.0, 1024.0), (1.0, 40.0), (0.01, 20.0)])
