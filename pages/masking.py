@@ -89,12 +89,13 @@ with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME
     st.markdown(tr("mk.grad_text"))
     left, right = st.columns(2)
     with left:
-        show(gradient_heatmap(grads[wrong], mask, tr("mk.grad_title", mode=wrong), lang=lang()), key="grad_heatmap")
+        show(gradient_heatmap(grads[wrong], mask, tr("mk.grad_title", mode=tr(f"modename.{wrong}")), lang=lang()),
+             key="grad_heatmap")
     with right:
         table = pd.DataFrame({
             tr("mk.grad_masked"): [report.loc[m, "grad_on_masked"] for m in MASK_MODES],
             tr("mk.grad_diff"): [report.loc[m, "grad_diff_vs_pre"] for m in MASK_MODES],
-        }, index=list(MASK_MODES))
+        }, index=[tr(f"modename.{m}") for m in MASK_MODES])
         st.dataframe(table.style.format("{:.2e}"), width="stretch")
     demo = renorm_underflow()
     st.markdown(tr("mk.grad_notes", pre=f"{demo['pre']:.0f}", renorm=f"{demo['post_renorm']:.0f}"))

@@ -82,7 +82,8 @@ def leak_bars(modes: Sequence[str], leaks: dict[str, Sequence[float]], tol: floa
     traces = []
     for channel, values in leaks.items():
         shown = [v if v >= tol else 0.0 for v in values]
-        traces.append({"type": "bar", "x": list(modes), "y": shown, "name": t(f"fig.leak_{channel}", lang),
+        traces.append({"type": "bar", "x": [t(f"modename.{m}", lang) for m in modes], "y": shown,
+                       "name": t(f"fig.leak_{channel}", lang),
                        "marker": {"color": colours[channel]}, "text": [f"{v:.2g}" if v else "0" for v in shown],
                        "textposition": "outside"})
     fig = figure(traces, t("fig.leak_title", lang), t("fig.leak_x", lang), t("fig.leak_y", lang), style,

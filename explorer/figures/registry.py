@@ -294,8 +294,8 @@ def _masking(length: int, d: int, kind: str, valid: int, seed: int, wrong: str) 
 @lesson_figure("masking", "masking", _masking)
 def _draw_masking(ex: dict, lang: str):
     wrong = ex["wrong"]
-    return mfig.masked_pair(ex["pre.weights"], ex[f"{wrong}.weights"], ex["mask"], (t("mk.pre_correct", lang), wrong),
-                            lang=lang)
+    return mfig.masked_pair(ex["pre.weights"], ex[f"{wrong}.weights"], ex["mask"],
+                            (t("mk.pre_correct", lang), t(f"modename.{wrong}", lang)), lang=lang)
 
 
 # --------------------------------------------------------------------------- Scaling

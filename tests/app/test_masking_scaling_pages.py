@@ -1,3 +1,4 @@
+from explorer.i18n import t
 from tests.app.helpers import assert_clean, chart_data, page
 
 
@@ -43,8 +44,9 @@ def test_masking_leak_chart_marks_post_and_multiply_as_leaking():
     for trace in chart_data(at, "leak"):           # one trace per channel (key, value)
         for mode, y in zip(trace["x"], trace["y"], strict=True):
             leaks[mode] = max(leaks.get(mode, 0.0), float(y))
-    assert leaks["pre"] == 0 and leaks["post_renorm"] < 1e-9
-    assert leaks["post"] > 1e-3 and leaks["multiply_logits"] > 1e-3
+    name = {m: t(f"modename.{m}") for m in ("pre", "post", "post_renorm", "multiply_logits")}    # as the bars read
+    assert leaks[name["pre"]] == 0 and leaks[name["post_renorm"]] < 1e-9
+    assert leaks[name["post"]] > 1e-3 and leaks[name["multiply_logits"]] > 1e-3
 
 
 def _chart_spec(at, key):

@@ -335,3 +335,61 @@ def test_predict_then_reveal_and_switch_a_head_off_in_the_browser(page, server_u
     assert step.inner_text().strip() == "10"
     page.evaluate("document.fonts.ready")
     page.screenshot(path=str(ARTIFACTS / "live_training_heads.png"), full_page=True)
+
+
+def _url_params(page) -> dict:
+    from urllib.parse import parse_qs, urlparse
+    return {k: v[0] for k, v in parse_qs(urlparse(page.evaluate("location.href")).query).items()}
+
+
+def test_a_reload_in_lecture_mode_keeps_lecture_mode_and_every_setting(page, server_url):
+    """Lecture mode turns Predict first on, so the page waits at its question; its URL is written all the same:
+    a reload comes back in lecture mode with the slider where it was, and Next leads to a page whose URL carries
+    lecture mode too."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(server_url + "/masking?lecture=1")
+    page.wait_for_selector('[data-testid="stMain"] h1')
+    wait_idle(page)
+    assert page.locator('[data-testid="stMain"] [role="radiogroup"]').count() == 1       # waiting at the question
+    slider = page.locator(MAIN_SLIDER).first
+    slider.focus()
+    slider.press("ArrowRight")
+    wait_idle(page)
+    params = _url_params(page)
+    assert params.get("lecture") == "1" and params.get("mask.length") == "9", params
+    page.reload()
+    page.wait_for_selector('[data-testid="stMain"] h1')
+    wait_idle(page)
+    assert page.evaluate("getComputedStyle(document.documentElement).fontSize") == "19px"    # still lecture mode
+    assert page.locator(MAIN_SLIDER).first.get_attribute("aria-valuetext") == "9"
+    page.locator('[data-testid="stMain"] [data-testid="stPageLink"]', has_text="Scaling").first.click()
+    page.wait_for_selector('[data-testid="stMain"] h1:has-text("Scaling")')
+    wait_idle(page)
+    params = _url_params(page)
+    assert params.get("lecture") == "1" and "scale.d" in params, params
+
+
+def test_switching_lecture_mode_on_puts_it_in_the_url(page, server_url):
+    page.goto(server_url + "/scaling")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    page.locator('[data-testid="stSidebar"]').get_by_text("Lecture mode").click()
+    wait_idle(page)
+    assert _url_params(page).get("lecture") == "1"
+
+
+def test_a_lesson_card_is_a_link_and_an_unknown_path_is_said(page, server_url):
+    """Clicking a lesson's thumbnail on the landing page opens that lesson; a path that names no page opens the
+    landing page with a sentence saying so, in the page's language."""
+    page.goto(server_url + "/?lang=zh")
+    page.wait_for_selector('[data-testid="stMain"] [data-testid="stImage"] img')
+    wait_idle(page)
+    image = page.locator('[data-testid="stMain"] [data-testid="stImage"]').nth(3)       # the fourth lesson
+    image.scroll_into_view_if_needed()
+    box = image.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_selector('[data-testid="stMain"] h1:has-text("掩码")')
+    page.goto(server_url + "/no_such_lesson?lang=zh")
+    page.wait_for_selector('[data-testid="stMain"] h1')
+    wait_idle(page)
+    assert page.locator('[data-testid="stAlert"]', has_text="/no_such_lesson").count() == 1

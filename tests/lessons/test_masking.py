@@ -42,7 +42,7 @@ def test_verdict_sentences_at_valid_length_zero():
     at.slider(key="mask.valid").set_value(0).run()
     assert_clean(at)
     text = _verdicts(at)
-    line = next(s for s in text.splitlines() if s.startswith("- **multiply_logits**"))
+    line = next(s for s in text.splitlines() if s.startswith(f"- **{t('modename.multiply_logits')}**"))
     assert t("mk.v_rows", mean="1.00", low="1.00", correct="0.00") in line
     assert "rows sum to 0.00 on average" not in text
 
@@ -67,7 +67,8 @@ def test_sdpa_verdicts_and_the_notice():
     assert torch.equal(out, torch.zeros_like(out)) and torch.equal(w, torch.zeros_like(w))
     at = page("masking")
     text = _verdicts(at)
-    assert text.startswith("- **pre**: " + t("mk.v_sdpa")) and "- **post_renorm**: " + t("mk.v_sdpa") in text
+    renorm = f"- **{t('modename.post_renorm')}**: "
+    assert text.startswith("- **pre**: " + t("mk.v_sdpa")) and renorm + t("mk.v_sdpa") in text
     assert t("mk.v_sdpa_diff", diff="0.58") in text or "differs from SDPA" in text
     # the causal upper triangle: exactly 0 in pre, filled by multiply_logits
     causal = causal_mask(8)
@@ -86,7 +87,9 @@ def test_leak_channels():
     for mode in ("pre", "post_renorm"):
         assert key[mode] < TOL and value[mode] < TOL
     at = page("masking")
-    bars = {tr["name"]: dict(zip(tr["x"], tr["y"], strict=True)) for tr in chart_data(at, "leak")}
+    mode_of = {t(f"modename.{m}"): m for m in ("pre", "post", "post_renorm", "multiply_logits")}    # bar labels
+    bars = {tr["name"]: {mode_of[x]: y for x, y in zip(tr["x"], tr["y"], strict=True)}
+            for tr in chart_data(at, "leak")}
     assert bars[t("fig.leak_key")]["post"] > 0.1 and bars[t("fig.leak_key")]["multiply_logits"] == 0
     assert bars[t("fig.leak_value")]["multiply_logits"] > 0.1 and bars[t("fig.leak_value")]["post"] == 0
     assert bars[t("fig.leak_key")]["pre"] == 0 == bars[t("fig.leak_value")]["pre"]
