@@ -34,13 +34,17 @@ def causal_ceiling(T: int) -> float:
     return math.lgamma(T + 1) / T
 
 
-def width_agreement(optima: dict[str, float]) -> tuple[float, float]:
-    """How far apart the kernels' LOO-optimal bandwidths are: (spread at equal effective width, as a
-    fraction: max/min - 1 after putting every optimum in Gaussian units; max/min of the raw optima)."""
+def width_agreement(optima: dict[str, float]) -> dict:
+    """How far apart the kernels' LOO-optimal bandwidths are, raw and in Gaussian units (each optimum times
+    δ_Gauss/δ_K, the width it stands for): the smallest and largest in Gaussian units (``lo``, ``hi``), the ratio
+    of largest to smallest in those units (``units``) and of the raw optima (``raw``), and whether putting them in
+    Gaussian units brings them closer (``closer``)."""
     from .kernels import equivalent_bandwidth
-    raw = [h for h in optima.values()]
+    raw = list(optima.values())
     gauss = [h / equivalent_bandwidth(1.0, k) for k, h in optima.items()]
-    return max(gauss) / min(gauss) - 1, max(raw) / min(raw)
+    units = max(gauss) / min(gauss)
+    return {"lo": min(gauss), "hi": max(gauss), "units": units, "raw": max(raw) / min(raw),
+            "closer": units < max(raw) / min(raw)}
 
 
 def snap_error(grid) -> float:

@@ -503,17 +503,27 @@ def _choose_loo_method(method: str, kern: Kernel, xt, h: float) -> str:
     return "rank2" if kern.dot_product and _rewrite_is_accurate(xt, xt, h) else "direct"
 
 
+SEARCH_GRID = {True: 48, False: 32}     # log-spaced bandwidths scored first: compact kernels, smooth ones
+SEARCH_REFINE = 3                       # the best local minima of the grid refined by golden-section search
+EXACT_BOXCAR_PAIRS = 500_000            # the boxcar's whole leave-one-out curve is swept up to this many pairs
+
+
 def select_bandwidth(x, y, kernel: str = "gaussian", bandwidths=None, *, method: str = "auto") -> float:
-    """The bandwidth minimising the leave-one-out error.
+    """The bandwidth minimising the leave-one-out error over the whole search range.
 
     Parameters
     ----------
     x, y : array_like, shape (N,)
     kernel : str
     bandwidths : array_like, optional
-        A grid to choose from. Without it: a 16-point log grid from 1/1000 of the data range to twice the
-        range, then a golden-section search on log h between the best grid point's neighbours, to 1 %
-        (about 26 evaluations in all).
+        A grid to choose from. Without it, the range is from 1/1000 of the data range (for a compact kernel: from
+        the largest distance between a point and its nearest neighbour, below which some point has no neighbour)
+        to twice the range. The boxcar's leave-one-out error is a step function of h that changes only where h
+        crosses a distance between two points: with up to ``EXACT_BOXCAR_PAIRS`` pairs it is swept exactly, step
+        by step, and the middle of the lowest step returned. Otherwise a log grid of ``SEARCH_GRID`` bandwidths is
+        scored, and each of its ``SEARCH_REFINE`` lowest local minima refined by golden-section search on log h
+        between its neighbours, to 1 %: a curve with several dips (compact kernels have many) is searched
+        everywhere, not only around the best grid point.
     method : {"auto", "fast", "direct"}
         As in ``loo_cv_scores``.
 
@@ -526,6 +536,9 @@ def select_bandwidth(x, y, kernel: str = "gaussian", bandwidths=None, *, method:
     >>> x = [0.0, 1.0, 2.0, 3.0, 4.0]; y = [0.0, 1.0, 0.0, 1.0, 0.0]
     >>> select_bandwidth(x, y, "gaussian", [0.1, 1.0, 10.0])
     10.0
+    >>> h = select_bandwidth(x, y, "boxcar")        # the lowest step: each point's neighbours within 2
+    >>> 2.0 <= h < 3.0
+    True
     """
     kern, _, (xt, _xq, yt) = _inputs(x, x, y, kernel, 1.0)
     method = _loo_method(method)
@@ -535,30 +548,117 @@ def select_bandwidth(x, y, kernel: str = "gaussian", bandwidths=None, *, method:
     span = float(xt.max() - xt.min())
     if span == 0:
         raise ValueError("all x values are identical, so no bandwidth can be chosen: give x that vary.")
-    grid = torch.logspace(math.log10(span * 1e-3), math.log10(span * 2), 16, dtype=torch.float64).tolist()
+    lo, hi = span * 1e-3, span * 2
+    if kern.compact:
+        lo = max(lo, _largest_nearest_gap(xt) * (1 + 1e-9))
+    if kern.name == "boxcar" and xt.shape[0] * (xt.shape[0] - 1) // 2 <= EXACT_BOXCAR_PAIRS:
+        return _boxcar_best(xt, yt, lo, hi)
+    grid = torch.logspace(math.log10(lo), math.log10(hi), SEARCH_GRID[kern.compact], dtype=torch.float64).tolist()
     scores = _loo_scores(kern, xt, yt, grid, method).tolist()
-    best = min(range(len(grid)), key=lambda i: scores[i])
-    lo = math.log(grid[max(best - 1, 0)])
-    hi = math.log(grid[min(best + 1, len(grid) - 1)])
+    seen = list(zip(scores, grid, strict=True))
+    last = len(grid) - 1
+    around = [(scores[i - 1] if i else math.inf, scores[i + 1] if i < last else math.inf) for i in range(last + 1)]
+    minima = [i for i, (left, right) in enumerate(around) if math.isfinite(scores[i]) and scores[i] <= min(left, right)]
+    for i in sorted(minima, key=lambda i: scores[i])[:SEARCH_REFINE]:
+        seen += _golden(lambda log_h: float(_loo_scores(kern, xt, yt, [math.exp(log_h)], method)[0]),
+                        math.log(grid[max(i - 1, 0)]), math.log(grid[min(i + 1, last)]))
+    return min(seen)[1]
 
-    def f(log_h: float) -> float:
-        return float(_loo_scores(kern, xt, yt, [math.exp(log_h)], method)[0])
 
+def _golden(f, a: float, b: float, tol: float = 1e-2) -> list[tuple[float, float]]:
+    """Golden-section search for a minimum of ``f`` on [a, b] (log h) to ``tol``: the (score, h) pairs tried."""
     golden = (math.sqrt(5) - 1) / 2
-    a, b = lo, hi
     c, d = b - golden * (b - a), a + golden * (b - a)
     fc, fd = f(c), f(d)
-    while b - a > 1e-2:
+    tried = [(fc, math.exp(c)), (fd, math.exp(d))]
+    while b - a > tol:
         if fc <= fd:
             b, d, fd = d, c, fc
             c = b - golden * (b - a)
             fc = f(c)
+            tried.append((fc, math.exp(c)))
         else:
             a, c, fc = c, d, fd
             d = a + golden * (b - a)
             fd = f(d)
-    candidates = [(scores[best], grid[best]), (fc, math.exp(c)), (fd, math.exp(d))]
-    return min(candidates)[1]
+            tried.append((fd, math.exp(d)))
+    return tried
+
+
+def _largest_nearest_gap(xt: torch.Tensor) -> float:
+    """The largest distance from a point to its nearest other point: below it, some point has no neighbour."""
+    gaps = torch.diff(torch.sort(xt).values)
+    nearest = torch.minimum(torch.cat([gaps[:1], gaps]), torch.cat([gaps, gaps[-1:]]))
+    return float(nearest.max())
+
+
+def boxcar_loo_steps(xt: torch.Tensor, yt: torch.Tensor, lo: float, hi: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """The boxcar's exact leave-one-out curve on [lo, hi]: it is constant between the distances |x_i − x_j|
+    (K = 1[|u| <= 1] takes point j into point i's window from h = |x_i − x_j| on). Returns ``starts`` (lo, then
+    each distance in (lo, hi], sorted) and ``mse`` (the error on [starts[k], starts[k + 1]), the last step up to
+    hi; inf while some point has no neighbour). O(N²) memory and time, all in float64.
+
+    >>> import torch
+    >>> x, y = (torch.tensor(v, dtype=torch.float64) for v in ([0.0, 1.0, 3.0], [0.0, 1.0, 2.0]))
+    >>> starts, mse = boxcar_loo_steps(x, y, 0.5, 5.0)
+    >>> starts.tolist(), [round(v, 4) for v in mse.tolist()]
+    ([0.5, 1.0, 2.0, 3.0], [inf, inf, 0.6667, 1.5])
+    """
+    n = xt.shape[0]
+    i, j = torch.triu_indices(n, n, 1, device=xt.device)
+    dist = (xt[i] - xt[j]).abs()
+    inside = dist <= lo                                    # pairs already within every h of the range
+    count = torch.zeros(n, dtype=torch.float64, device=xt.device)
+    total = torch.zeros(n, dtype=torch.float64, device=xt.device)
+    for a, b in ((i, j), (j, i)):
+        count.index_add_(0, a[inside], torch.ones_like(dist[inside]))
+        total.index_add_(0, a[inside], yt[b[inside]])
+
+    def error(s, z, y):
+        return torch.where(z > 0, (y - s / z.clamp_min(1)) ** 2, torch.zeros_like(y))
+
+    err0 = error(total, count, yt)
+    events = torch.nonzero(~inside & (dist <= hi)).flatten()
+    events = events[torch.argsort(dist[events], stable=True)]
+    e_dist = dist[events]
+    # each event adds one neighbour to each of its two points: one record per (point, event)
+    point = torch.cat([i[events], j[events]])
+    other = torch.cat([j[events], i[events]])
+    order = torch.argsort(point * (len(events) + 1) + torch.arange(len(events), device=xt.device).repeat(2),
+                          stable=True)                     # by point, then by event
+    point, other, when = point[order], other[order], torch.arange(len(events), device=xt.device).repeat(2)[order]
+    first = torch.ones_like(point, dtype=torch.bool)
+    first[1:] = point[1:] != point[:-1]
+    group = torch.cumsum(first.to(torch.int64), 0) - 1
+    starts_of = torch.nonzero(first).flatten()
+    z = count[point] + (torch.arange(len(point), device=xt.device) - starts_of[group] + 1).to(torch.float64)
+    cum = torch.cumsum(yt[other], 0)
+    s = total[point] + cum - torch.where(starts_of[group] > 0, cum[(starts_of[group] - 1).clamp_min(0)],
+                                         torch.zeros_like(cum))
+    after = error(s, z, yt[point])
+    before = torch.where(first, err0[point], torch.roll(after, 1))
+    change = torch.zeros(len(events), dtype=torch.float64, device=xt.device)
+    change.index_add_(0, when, after - before)
+    filled = torch.zeros(len(events), dtype=torch.float64, device=xt.device)      # points getting a first neighbour
+    filled.index_add_(0, when, (first & (count[point] == 0)).to(torch.float64))
+    sq = torch.cat([err0.sum()[None], err0.sum() + torch.cumsum(change, 0)])
+    empty = torch.cat([(count == 0).sum().to(torch.float64)[None],
+                       (count == 0).sum() - torch.cumsum(filled, 0)])
+    mse = torch.where(empty > 0, torch.full_like(sq, math.inf), sq / n)
+    starts = torch.cat([torch.tensor([lo], dtype=torch.float64, device=xt.device), e_dist.to(torch.float64)])
+    # only the state after the last of several equal distances is a state some h has (distances equal but for
+    # rounding, 0.3 - 0.1 against 0.2, count as equal: no h tells them apart reliably)
+    keep = torch.ones_like(starts, dtype=torch.bool)
+    keep[:-1] = starts[:-1] * (1 + 1e-9) < starts[1:]
+    return starts[keep], mse[keep]
+
+
+def _boxcar_best(xt: torch.Tensor, yt: torch.Tensor, lo: float, hi: float) -> float:
+    """The middle (on a log scale) of the boxcar's lowest leave-one-out step in [lo, hi]."""
+    starts, mse = boxcar_loo_steps(xt.double(), yt.double(), lo, hi)
+    k = int(torch.argmin(mse))
+    end = float(starts[k + 1]) if k + 1 < len(starts) else hi
+    return math.sqrt(float(starts[k]) * end)
 
 
 def silverman_bandwidth(x, kernel: str = "gaussian") -> float:

@@ -82,8 +82,10 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C
     st.caption(tr("kr.snap", pct=f"{lessons.snap_error(BANDWIDTHS):.1%}"))
     with st.expander(tr("kr.width_rule")):
         widths = [k for k in KERNELS if KERNELS[k].canonical]
-        spread, raw = lessons.width_agreement({k: cache.loo_optimum(*ds, k) for k in widths})
-        st.markdown(tr("kr.width_text", spread=f"{spread:.0%}", raw=f"{raw:.1f}"))
+        agree = lessons.width_agreement({k: cache.loo_optimum(*ds, k) for k in widths})
+        st.markdown(tr("kr.width_text") + tr("punct.space") + tr(
+            "kr.width_optima" if agree["closer"] else "kr.width_optima_not_closer", lo=f"{agree['lo']:.3g}",
+            hi=f"{agree['hi']:.3g}", units=f"{agree['units']:.1f}", raw=f"{agree['raw']:.1f}"))
         st.latex(r"h_K = h_{\mathrm{Gauss}}\,\frac{\delta_K}{\delta_{\mathrm{Gauss}}},\qquad "
                  r"\delta_K = \left(\frac{\int K^2}{\left(\int u^2 K\right)^2}\right)^{1/5},\qquad "
                  r"h_{\mathrm{Silverman}} = 0.9\,\min\!\left(s, \tfrac{\mathrm{IQR}}{1.34}\right) n^{-1/5}"

@@ -140,6 +140,54 @@ def test_select_bandwidth_search_finds_the_fine_grid_optimum(name):
     assert float(r.loo_cv_scores(d.x, d.y, name, [found])[0]) <= scores.min() * (1 + 1e-6)
 
 
+WIDE_KERNELS = ["gaussian", "boxcar", "epanechnikov", "triangular", "laplace"]
+
+
+@pytest.mark.parametrize("kernel", WIDE_KERNELS)
+@pytest.mark.parametrize("name", ["sine_mix", "d2l"])
+def test_select_bandwidth_finds_the_global_minimum_of_a_dense_grid(kernel, name):
+    """At each dataset's defaults and seeds 0-4, no bandwidth of an 800-point log grid over the search range has
+    a leave-one-out error more than 0.1 % below the one chosen (the old search stopped in a local minimum of
+    compact kernels: boxcar at seed 0 chose h = 0.426, 1 % above the minimum at h = 0.157)."""
+    spec = data.DATASETS[name]
+    for seed in range(5):
+        d = data.make_dataset(name, spec.default_n, spec.default_noise, seed)
+        span = float(d.x.max() - d.x.min())
+        dense = np.logspace(np.log10(span * 1e-3), np.log10(span * 2), 800)
+        scores = r.loo_cv_scores(d.x, d.y, kernel, dense).numpy()
+        found = r.select_bandwidth(d.x, d.y, kernel)
+        chosen = float(r.loo_cv_scores(d.x, d.y, kernel, [found])[0])
+        assert chosen <= scores.min() * (1 + 1e-3), (seed, found, dense[int(np.argmin(scores))])
+
+
+def test_the_boxcar_sweep_is_the_leave_one_out_curve_step_by_step():
+    """The exact boxcar curve (one value per step between pairwise distances) against the brute-force error at
+    each step's middle, on random data with repeated x values."""
+    rng = np.random.default_rng(3)
+    x = np.round(rng.uniform(-2, 2, 45), 1)                    # ties: several pairs share a distance
+    y = np.sin(2 * x) + 0.2 * rng.normal(size=45)
+    starts, mse = r.boxcar_loo_steps(torch.tensor(x), torch.tensor(y), 0.05, 3.0)
+    ends = [*starts[1:].tolist(), 3.0]
+    for a, b, value in zip(starts.tolist(), ends, mse.tolist(), strict=True):
+        mid = (a * b) ** 0.5
+        assert value == pytest.approx(brute_force_loo(x, y, "boxcar", mid), rel=1e-10)
+
+
+def test_select_bandwidth_agrees_with_statsmodels_cv_ls():
+    """statsmodels' KernelReg(reg_type="lc", bw="cv_ls") minimises the same Gaussian leave-one-out error (NW is
+    its local-constant estimator); both optima agree to 2 % and ours is no worse, at seeds 0-4 of both datasets."""
+    from statsmodels.nonparametric.kernel_regression import KernelReg
+
+    for name in ("sine_mix", "d2l"):
+        spec = data.DATASETS[name]
+        for seed in range(5):
+            d = data.make_dataset(name, spec.default_n, spec.default_noise, seed)
+            ours = r.select_bandwidth(d.x, d.y, "gaussian")
+            theirs = float(KernelReg(d.y, d.x, var_type="c", reg_type="lc", bw="cv_ls").bw[0])
+            loo = r.loo_cv_scores(d.x, d.y, "gaussian", [ours, theirs]).numpy()
+            assert ours == pytest.approx(theirs, rel=0.02) and loo[0] <= loo[1] * (1 + 1e-6), (name, seed)
+
+
 def test_silverman_matches_the_formula():
     x = np.random.default_rng(0).normal(2, 3, 500)
     sd = x.std(ddof=1)
