@@ -47,6 +47,16 @@ def width_agreement(optima: dict[str, float]) -> dict:
             "closer": units < max(raw) / min(raw)}
 
 
+def loo_ends(bandwidths, scores) -> dict:
+    """What the LOO curve's caption quotes: the smallest bandwidth with a score and the largest, and each one's
+    error as a multiple of the curve's minimum."""
+    h, s = np.asarray(bandwidths, dtype=float), np.asarray(scores, dtype=float)
+    ok = np.isfinite(s)
+    best = s[ok].min()
+    first = int(np.flatnonzero(ok)[0])
+    return {"h_lo": h[first], "r_lo": s[first] / best, "h_hi": h[-1], "r_hi": s[-1] / best}
+
+
 def snap_error(grid) -> float:
     """The largest relative distance from a value inside the grid's range to its nearest grid value
     on a log scale (half the largest log gap between neighbours)."""

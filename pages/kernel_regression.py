@@ -71,6 +71,9 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C
     asked = tr("kr.predict_q", kernel=tr(f"kernel.{kernel}"), choices=tr("punct.list").join(offered))
     revealed = prediction("kr.loo", asked, offered, best, why, also_right=question["right"])
     show_lesson("loo_cv", loo, key="loo", current=h, answer=question if revealed.shown else None)
+    ends = lessons.loo_ends(loo["bandwidths"], loo["scores"][kernel])
+    st.caption(tr("kr.loo_ends", h_lo=f"{ends['h_lo']:.3g}", r_lo=f"{ends['r_lo']:.2f}", h_hi=f"{ends['h_hi']:g}",
+                  r_hi=f"{ends['r_hi']:.2f}"))
     c1, c2 = st.columns(2)
     with c1:
         st.metric(tr("kr.optimum"), f"{loo['optimum']:.3g}")

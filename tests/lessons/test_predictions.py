@@ -5,6 +5,7 @@ import math
 import re
 
 import numpy as np
+import torch
 import pytest
 
 from explorer.data import make_dataset, query_grid
@@ -56,6 +57,67 @@ def test_kr_loo_question_matches_a_brute_force_leave_one_out():
     hs = [float(o.split("= ")[1]) for o in options]
     assert answer == options[int(np.argmin([loo(h) for h in hs]))]
     assert "h = 0.01" in options and "h = 5" in options                        # the presets are offered
+
+
+def _loo_any(x, y, kernel, h):
+    """Leave-one-out MSE of any kernel by a plain loop over the points (inf when a point has no neighbour)."""
+    from explorer.kernels import KERNELS
+
+    errors = []
+    for i in range(len(x)):
+        others = np.arange(len(x)) != i
+        w = KERNELS[kernel].profile(torch.tensor((x[i] - x[others]) / h)).numpy()
+        if w.sum() == 0:
+            return math.inf
+        errors.append((w @ y[others] / w.sum() - y[i]) ** 2)
+    return float(np.mean(errors))
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize("name", ["sine_mix", "d2l"])
+def test_kr_question_offers_choices_a_margin_apart_and_its_answer_holds(name):
+    """kr.predict_q / kr.predict_why / kr.predict_why_tie, at seeds 0-4 and every kernel: the offered bandwidths are
+    the presets plus the LOO optimum only when it is 1.5x from each; the answer is the lowest leave-one-out error
+    of a plain loop; every choice within 2 % of it counts as right, and the margin the page states (the next
+    best's excess) is the loop's."""
+    from explorer import lessons
+    from explorer.data import DATASETS
+    from explorer.kernels import KERNELS
+    from explorer.regression import select_bandwidth
+    from explorer.ui.controls import presets
+    from tests.lessons.sweep import SEEDS
+
+    spec = DATASETS[name]
+    for seed in SEEDS:
+        d = make_dataset(name, spec.default_n, spec.default_noise, seed)
+        x, y = np.asarray(d.x, float), np.asarray(d.y, float)
+        for kernel in KERNELS:
+            optimum = select_bandwidth(x, y, kernel)
+            q = lessons.loo_question(x, y, kernel, optimum, tuple(presets(name).values()))
+            rounded = float(f"{optimum:.2g}")
+            far = all(abs(math.log(rounded / p)) >= math.log(1.5) for p in presets(name).values())
+            assert set(q["h"]) == set(presets(name).values()) | ({rounded} if far else set())
+            loop = np.array([_loo_any(x, y, kernel, h) for h in q["h"]])
+            best = int(np.argmin(loop))
+            assert loop[q["best"]] == pytest.approx(loop[best], rel=1e-9), (seed, kernel)
+            right = {i for i, v in enumerate(loop) if v <= loop.min() * 1.02}
+            assert set(q["right"]) == right, (seed, kernel, loop)
+            others = [v for i, v in enumerate(loop) if i not in right]
+            if others:
+                assert q["margin"] == pytest.approx(min(others) / loop.min() - 1, rel=1e-6)
+                assert q["margin"] > 0.02                       # right by more than the margin a tie allows
+    at = page("kernel_regression")                      # the page states the same answer and margin
+    at.selectbox(key="data.name").set_value(name).run()
+    at.session_state["ui.predict"] = True
+    at.run()
+    at.radio(key="predict.kr.loo.pick").set_value(0).run()
+    at.button(key="predict.kr.loo.reveal").click().run()
+    d = make_dataset(name, spec.default_n, spec.default_noise, 0)
+    q = lessons.loo_question(d.x, d.y, "gaussian", select_bandwidth(d.x, d.y, "gaussian"),
+                             tuple(presets(name).values()))
+    offered = [f"h = {h:g}" for h in q["h"]]
+    want = t("kr.predict_why", h=offered[q["best"]], mse=f"{q['scores'][q['best']]:.4g}", margin=f"{q['margin']:.0%}")
+    assert want in verdict_text(at)
 
 
 def test_ah_wide_rows_question_matches_the_weights():
