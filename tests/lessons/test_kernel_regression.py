@@ -98,7 +98,8 @@ def _moments(kernel):
 
 @pytest.mark.parametrize("kernel", WIDE)
 def test_kernel_widths_and_canonical_bandwidths_by_integration(kernel):
-    """kr.width_text: the standard deviations it lists and the δ_K rule, by numerical integration."""
+    """kr.width_text / kr.same_width_help: the standard deviations it lists and the δ_K rule (the toggle draws
+    each compared kernel at h × δ_K / δ of the chosen one), by numerical integration."""
     _, _, sd, rk = _moments(kernel)
     stated = {"gaussian": 1, "boxcar": 1 / math.sqrt(3), "epanechnikov": 1 / math.sqrt(5),
               "triangular": 1 / math.sqrt(6), "laplace": math.sqrt(2)}[kernel]

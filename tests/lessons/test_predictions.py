@@ -5,8 +5,8 @@ import math
 import re
 
 import numpy as np
-import torch
 import pytest
+import torch
 
 from explorer.data import make_dataset, query_grid
 from explorer.i18n import t
