@@ -92,8 +92,8 @@ def _message(key: str, values: dict) -> Message:
 # no lesson test names a claim key). A key is a claim by its name: the patterns below, or listed in EXTRA.
 CLAIM_PATTERNS = ("notice", "_text", "caption", "explain", "presets", "watch.", "mk.v_", "lt.collapsed",
                   "lt.duplicate", "lt.diverged", "sk.equal", "sk.unequal", "kr.undefined", "kr.snap",
-                  "mk.grad_notes", "_help", "fig.log_t", "fig.ceiling", "fig.noise_floor", "predict_why", "width_optima",
-                  "lt.kv_noisy", "loo_ends")
+                  "mk.grad_notes", "_help", "fig.log_t", "fig.ceiling", "fig.noise_floor", "predict_why",
+                  "width_optima", "lt.kv_noisy", "loo_ends")
 NOT_CLAIMS = frozenset({            # help texts that only state a control's range or meaning
     "ui.lecture_help", "ui.seed_help", "data.dataset_help", "data.n_help", "data.noise_help", "data.file_help",
     "nw.bandwidth_help", "nw.typed_help", "ah.n_queries_help", "sk.d_help", "sk.n_keys_help", "sk.spread_help",
