@@ -84,6 +84,40 @@ def heatmap_regimes(x_train, kernel: str, x_query, small_h: float = 0.01, large_
     return out
 
 
+def small_h_rows(regimes: dict, n: int, kernel: str) -> str:
+    """How rows look at the slider's small end, for the notice: "spike" (near one-hot), "band" (spread over the
+    few points in reach: dense data), "none" (no query has a point within h) or "flat" (the constant kernel)."""
+    if kernel == "constant":
+        return "flat"
+    if not math.isfinite(regimes["entropy_small"]):
+        return "none"
+    return ROW_SHAPES[row_shape(regimes["entropy_small"], math.log(n), regimes["max_weight_small"])]
+
+
+DENSITY_CORRELATION = 0.8     # entropy "follows" the local density when they correlate at least this well
+
+
+def entropy_and_density(weights, entropy_rows, x_query, x_train, kernel: str, h: float) -> dict:
+    """Whether the entropy of the rows drawn follows how crowded the training points near each query are (its
+    correlation with the log of the kernel's total weight Σᵢ K((x − xᵢ)/h) is at least ``DENSITY_CORRELATION``)
+    and falls at both ends of the x range (the end queries below the highest of their five inner neighbours),
+    over the rows with support; with the entropy's range."""
+    import torch
+
+    from .kernels import get_kernel
+    ent = np.asarray(entropy_rows, dtype=float)
+    ok = np.isfinite(ent)
+    mass = get_kernel(kernel).profile(torch.as_tensor((np.asarray(x_query)[:, None] - np.asarray(x_train)[None, :])
+                                                      / h)).numpy().sum(1)
+    lo, hi = (float(ent[ok].min()), float(ent[ok].max())) if ok.any() else (math.nan, math.nan)
+    if ok.sum() < 8 or hi - lo < 1e-9:
+        return {"holds": False, "corr": math.nan, "lo": lo, "hi": hi}
+    corr = float(np.corrcoef(ent[ok], np.log(mass[ok]))[0, 1])
+    e = ent[ok]
+    ends_fall = e[0] < e[1:6].max() and e[-1] < e[-6:-1].max()
+    return {"holds": bool(corr >= DENSITY_CORRELATION and ends_fall), "corr": corr, "lo": lo, "hi": hi}
+
+
 def param_picks(m: int) -> list[int]:
     """Indices of the three queries whose weight rows the parametric-layer figure shows."""
     return [int(m * f) for f in (0.2, 0.5, 0.8)]

@@ -79,9 +79,17 @@ with lesson_page("attention_heatmap", C.ALL, question="ah.question", file_name=C
                 answer=(large, tr("fig.answer_is", answer=shapes[right])) if revealed.shown else None)
 
     with explanation("ui.what_to_notice"):
-        st.markdown(tr("ah.notice", kernel=tr(f"kernel.{kernel}"), small=f"{ends['small_h']:g}",
-                       large=f"{ends['large_h']:g}", ent_small=f"{ends['entropy_small']:.2f}",
-                       ent_large=f"{ends['entropy_large']:.2f}", log_n=f"{math.log(len(data['x'])):.2f}",
-                       inv_n=f"{1 / len(data['x']):.2g}", ratio=f"{ends['row_ratio_large']:.2f}"))
+        log_n = f"{math.log(len(data['x'])):.2f}"
+        small = lessons.small_h_rows(ends, len(data["x"]), kernel)
+        density = lessons.entropy_and_density(w, res["entropy"], xq, data["x"], kernel, h)
+        lines = [tr("ah.notice"),
+                 tr(f"ah.notice_small_{small}", kernel=tr(f"kernel.{kernel}"), small=f"{ends['small_h']:g}",
+                    mw_small=f"{ends['max_weight_small']:.2f}", ent_small=f"{ends['entropy_small']:.2f}",
+                    n=len(data["x"])),
+                 tr("ah.notice_large", large=f"{ends['large_h']:g}", ent_large=f"{ends['entropy_large']:.2f}",
+                    log_n=log_n, inv_n=f"{1 / len(data['x']):.2g}", ratio=f"{ends['row_ratio_large']:.2f}"),
+                 tr("ah.notice_density" if density["holds"] else "ah.notice_density_not", corr=f"{density['corr']:.2f}",
+                    lo=f"{density['lo']:.2f}", hi=f"{density['hi']:.2f}")]
+        st.markdown("\n".join(lines))
         st.latex(r"\alpha(x, x_i) = \frac{K\left(\frac{x - x_i}{h}\right)}{\sum_j K\left(\frac{x - x_j}{h}\right)}"
                  r",\qquad H(x) = -\sum_i \alpha(x, x_i)\,\log \alpha(x, x_i) \in [0, \log N]")

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.data import make_dataset, query_grid
+from explorer.data import make_dataset
 from explorer.i18n import t
 from tests.app.helpers import assert_clean, chart_data, page
+from tests.lessons.sweep import SEEDS
 
 D = make_dataset("sine_mix", 200, 0.3, 0)
 X, Y = np.asarray(D.x, float), np.asarray(D.y, float)
@@ -85,8 +86,6 @@ def test_kr_question_offers_choices_a_margin_apart_and_its_answer_holds(name):
     from explorer.kernels import KERNELS
     from explorer.regression import select_bandwidth
     from explorer.ui.controls import presets
-    from tests.lessons.sweep import SEEDS
-
     spec = DATASETS[name]
     for seed in SEEDS:
         d = make_dataset(name, spec.default_n, spec.default_noise, seed)
@@ -120,16 +119,35 @@ def test_kr_question_offers_choices_a_margin_apart_and_its_answer_holds(name):
     assert want in verdict_text(at)
 
 
+@pytest.mark.sweep
 def test_ah_wide_rows_question_matches_the_weights():
     """ah.predict_q / ah.predict_why / ah.shape_*: at h = 10 the rows are nearly flat (entropy above 95 % of log N,
-    no weight near 1/2), computed here from the Gaussian weights directly."""
-    _, _options, answer, why = ask("attention_heatmap", "ah.wide")
-    q = np.linspace(float(query_grid(D)[0]), float(query_grid(D)[-1]), 100)
-    w = np.exp(-(q[:, None] - X[None]) ** 2 / 200.0)
-    w /= w.sum(1, keepdims=True)
-    entropy = float(-(w * np.log(w)).sum(1).mean())
-    assert entropy > 0.95 * math.log(len(X)) and w.max() < 0.5
-    assert answer == t("ah.shape_flat") and f"{entropy:.2f}" in why
+    no weight near 1/2), computed here from numpy weights for every kernel, at seeds 0-4 of both datasets and the
+    n and query sliders' ends; the page reveals that answer with those numbers."""
+    from explorer import lessons
+    from tests.lessons.test_attention_heatmap import _cases, _numpy_weights, _queries
+
+    for name, n, seed, m in _cases():
+        d = make_dataset(name, n, 0.3, seed)
+        xq = _queries(d, m).numpy()
+        for kernel in ("gaussian", "boxcar", "epanechnikov", "triangular", "laplace", "constant"):
+            w = _numpy_weights(xq, d.x, kernel, 10.0)
+            entropy = float(-(w * np.log(w)).sum(1).mean())
+            assert entropy > 0.95 * math.log(n) and w.max() < 0.5, (name, n, seed, m, kernel)
+            r = lessons.heatmap_regimes(d.x, kernel, xq)
+            assert lessons.ROW_SHAPES[lessons.row_shape(r["entropy_large"], math.log(n), r["max_weight_large"])] \
+                == "flat"
+    for seed in SEEDS:
+        at = page("attention_heatmap")
+        at.number_input(key="data.seed").set_value(seed).run()
+        at.session_state["ui.predict"] = True
+        at.run()
+        at.radio(key="predict.ah.wide.pick").set_value(0).run()
+        at.button(key="predict.ah.wide.reveal").click().run()
+        d = make_dataset("sine_mix", 200, 0.3, seed)
+        w = _numpy_weights(_queries(d, 100).numpy(), d.x, "gaussian", 10.0)
+        why = verdict_text(at)
+        assert t("ah.shape_flat") in why and f"{float(-(w * np.log(w)).sum(1).mean()):.2f}" in why
 
 
 def test_sk_gap_question_matches_the_two_weight_maps_it_reveals():
