@@ -134,8 +134,23 @@ def parametric_summary(fit: dict, data: dict) -> dict:
     far = int(np.argmax(dists))
     truth = data["true"]
     return {"max_top_distance": max(dists), "far_query": float(grid[picks[far]]), "far_top": tops[far],
+            "reach": LOCAL_REACH * float(fit["h_opt"]), "local": max(dists) <= LOCAL_REACH * float(fit["h_opt"]),
             "mse": curve_mse(fit["pred"], truth) if truth is not None else math.nan,
             "nw_mse": curve_mse(fit["nw_pred"], truth) if truth is not None else math.nan}
+
+
+LEARNED_NEAR = 1.1      # a learned h within 10 % of the grid's LOO optimum is "next to" it
+LOCAL_REACH = 2.0       # a learned row is local when its largest weight lies within 2 LOO-optimal h of its query
+
+
+def learned_summary(learned: dict) -> dict:
+    """What the learned-bandwidth text quotes: the h gradient descent ends at with and without leave-one-out,
+    the grid optimum of the same points, their ratio, and whether the learned one is next to the optimum."""
+    h_loo, h_opt = float(learned["loo"]["h"].iloc[-1]), float(learned["optimum"])
+    ratio = h_loo / h_opt
+    return {"h_loo": h_loo, "h_opt": h_opt, "h_self": float(learned["no_loo"]["h"].iloc[-1]), "ratio": ratio,
+            "near": abs(math.log(ratio)) <= math.log(LEARNED_NEAR), "steps": int(learned["loo"]["step"].iloc[-1]),
+            "n": learned["n_used"]}
 
 
 def wrong_widths(d: int, tau: float) -> dict:

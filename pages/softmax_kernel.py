@@ -106,14 +106,15 @@ with lesson_page("softmax_kernel", C.ALL, question="sk.question", file_name=C.FI
     data = cache.dataset(*ds)
     with st.spinner(tr("spin.learn")):
         lb = cache.lesson_data("learned_h", data=data)
-    loo, no_loo = lb["loo"], lb["no_loo"]
     left, right = st.columns(2)
     with left:
         show_lesson("learned_h", lb)
     with right:
         show_lesson("learned_loss", lb)
-    st.markdown(tr("sk.learned_text", h_loo=f"{loo['h'].iloc[-1]:.3g}", h_opt=f"{lb['optimum']:.3g}",
-                   h_self=f"{no_loo['h'].iloc[-1]:.2g}", n=lb["n_used"]))
+    learned = lessons.learned_summary(lb)
+    st.markdown(tr("sk.learned_text" if learned["near"] else "sk.learned_text_far", h_loo=f"{learned['h_loo']:.3g}",
+                   h_opt=f"{learned['h_opt']:.3g}", h_self=f"{learned['h_self']:.2g}", ratio=f"{learned['ratio']:.2g}",
+                   n=learned["n"], steps=learned["steps"]))
 
     st.subheader(tr("sk.param"))
     c1, c2 = st.columns(2)
@@ -123,7 +124,8 @@ with lesson_page("softmax_kernel", C.ALL, question="sk.question", file_name=C.FI
     show_lesson("param_rows", pf)
     show_lesson("param_fit", pf, key="param_fit")
     summary = lessons.parametric_summary(pf, data)
-    st.markdown(tr("sk.param_text_nw" if nw_form else "sk.param_text_free", dist=f"{summary['max_top_distance']:.2f}",
+    key = "sk.param_text_free" if not nw_form else "sk.param_text_nw" if summary["local"] else "sk.param_text_nw_drift"
+    st.markdown(tr(key, dist=f"{summary['max_top_distance']:.2f}", reach=f"{summary['reach']:.2f}",
                    mse=f"{summary['mse']:.4f}", nw_mse=f"{summary['nw_mse']:.4f}", x=f"{summary['far_query']:.2f}",
                    x_top=f"{summary['far_top']:.2f}"))
 
