@@ -313,6 +313,30 @@ def row_sums_answer(row_sums) -> tuple[int, int]:
     return (0 if whole.all() else 2 if not whole.any() else 1), int(whole.sum())
 
 
+def rows_lost(row_sums, mask) -> dict:
+    """What the row-sum text says of "post": "nothing" (no key is masked), "early" (a causal mask: the first row
+    keeps ``first`` of its weight, the last ``last``), or "same" (every row loses the same keys: sums from ``lo``
+    to ``hi``)."""
+    sums, mask = np.asarray(row_sums, dtype=float), np.asarray(mask, dtype=bool)
+    out = {"first": sums[0], "last": sums[-1], "lo": sums.min(), "hi": sums.max()}
+    if mask.all():
+        return {**out, "kind": "nothing"}
+    lost = (~mask).sum(1)
+    return {**out, "kind": "early" if lost[0] > lost[-1] else "same"}
+
+
+LEAK_TOL = 1e-9
+
+
+def leak_modes(report) -> dict:
+    """Which modes the leak probe finds leaking through the key and through the value (display order), and whether
+    any query may not see the last position at all (``blind``)."""
+    r = report.set_index("mode") if "mode" in report else report
+    key = [m for m in r.index if r.loc[m, "leak_key"] > LEAK_TOL]
+    value = [m for m in r.index if r.loc[m, "leak_value"] > LEAK_TOL]
+    return {"key": key, "value": value}
+
+
 def gap_size(max_diff: float) -> int:
     """0: equal up to rounding (< 1e-9), 1: close (< 0.05), 2: clearly different."""
     return 0 if max_diff < 1e-9 else 1 if max_diff < 0.05 else 2

@@ -35,6 +35,17 @@ def verdict(mode: str, r: pd.Series) -> str:
     return f"- **{tr('modename.' + mode)}**{tr('punct.colon')}" + tr("punct.sep").join(parts) + tr("punct.end")
 
 
+def _leak_sentence(mask, report) -> str:
+    """Which modes leak through which channel on this example (the probe perturbs the last position)."""
+    if bool(mask[:, -1].all()):
+        return tr("mk.leak_none_masked")
+    leaks = lessons.leak_modes(report.reset_index())
+    names = {c: tr("punct.list").join(f"“{tr('modename.' + m)}”" for m in leaks[c]) for c in ("key", "value")}
+    key = "mk.leak_which" if leaks["key"] and leaks["value"] else "mk.leak_which_key" if leaks["key"] else \
+        "mk.leak_which_value" if leaks["value"] else "mk.leak_which_none"
+    return tr(key, key_modes=names["key"], value_modes=names["value"])
+
+
 with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME):
     (c1, c2, c3), main = controls_and_figure(3)
     length = C.LENGTH.draw(c1)
@@ -73,7 +84,13 @@ with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME
     with right:
         show(mode_lines(pos, {m: ex[f"{m}.output_norm"] for m in MASK_MODES}, tr("mk.norm_title"),
                         tr("fig.query_pos"), tr("mk.norm_y"), lang=lang()), key="output_norms")
-    st.markdown(tr("mk.rows_text"))
+    lost = lessons.rows_lost(sums, mask)
+    if lost["kind"] == "nothing":
+        st.markdown(tr("mk.rows_nothing_masked"))
+    else:
+        early = tr("mk.rows_early" if lost["kind"] == "early" else "mk.rows_early_not", first=f"{lost['first']:.2f}",
+                   last=f"{lost['last']:.2f}", lo=f"{lost['lo']:.2f}", hi=f"{lost['hi']:.2f}")
+        st.markdown(tr("mk.rows_text", early=early))
 
     st.subheader(tr("mk.verdicts"))
     st.caption(tr("mk.sdpa"))
@@ -82,7 +99,7 @@ with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME
     st.subheader(tr("mk.leak_header"))
     show(leak_bars(list(MASK_MODES), {c: [report.loc[m, f"leak_{c}"] for m in MASK_MODES] for c in ("key", "value")},
                   TOL, lang=lang()), key="leak")
-    st.caption(tr("mk.leak_caption"))
+    st.caption(tr("mk.leak_caption", which=_leak_sentence(mask, report)))
 
     st.subheader(tr("mk.grad_header"))
     grads = ex["grads"]

@@ -1,14 +1,19 @@
-"""Claims of the Masking page: verdicts, captions and notes, on every input its controls allow."""
+"""Claims of the Masking page: verdicts, captions and notes, over every input its controls allow: each mask kind,
+the length, d and valid-length sliders at their ends and middle, and seeds 0-4. References: weights written out in
+numpy, torch's own scaled_dot_product_attention, and perturbations measured here."""
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
+from explorer import lessons
 from explorer import masking as M
 from explorer.attention import MASK_MODES, causal_mask, masked_attention
 from explorer.i18n import t
+from explorer.ui.page_controls import Masking as MK
 from tests.app.helpers import assert_clean, chart_data, page
+from tests.lessons.sweep import SEEDS, ends
 
 TOL = 1e-9
 
@@ -17,23 +22,159 @@ def _verdicts(at):
     return next(m.value for m in at.markdown if m.value.startswith("- **pre**"))
 
 
-@pytest.mark.parametrize("kind", M.MASK_TYPES)
-@pytest.mark.parametrize("valid", [0, 1, 4, 8])
-def test_row_sum_verdicts_are_right_on_every_input(kind, valid):
-    """mk.v_rows / mk.v_mass: the row sums a verdict quotes are those of the weights, and a mode gets the
-    verdict exactly when its rows differ from the correct ones (valid length 0: rows of 0)."""
-    q, k, v = M.example(8, 16, 0)
-    mask = M.make_mask(kind, 8, valid)
-    report = M.report(q, k, v, mask).set_index("mode")
-    for mode in MASK_MODES:
-        _, w = masked_attention(q, k, v, mask, mode)
-        assert report.loc[mode, "mean_row_sum"] == pytest.approx(float(w.sum(-1).mean()))
-        assert report.loc[mode, "mass_on_masked"] == pytest.approx(float(w[~mask].sum()))
-    if valid == 0 and kind != "causal":
-        # every key is padding: the correct rows are all zero, multiply_logits puts all weight on masked keys
-        assert report.loc["pre", "correct_row_sum"] == 0
-        assert report.loc["multiply_logits", "mean_row_sum"] == pytest.approx(1.0)
-        assert report.loc["multiply_logits", "row_sum_error"] > 0.5
+def _cases():
+    """(length, d, kind, valid, seed): each mask kind with the valid length at 0, the middle and the whole length,
+    the length and d sliders at their ends (others at their defaults), every seed."""
+    out = []
+    for kind in M.MASK_TYPES:
+        for valid in (0, MK.LENGTH.default // 2, MK.LENGTH.default):
+            out.append((MK.LENGTH.default, MK.D.default, kind, valid))
+    for length in ends(MK.LENGTH):
+        out += [(length, MK.D.default, "causal", length), (length, MK.D.default, "padding", length // 2)]
+    out += [(MK.LENGTH.default, d, "causal", MK.LENGTH.default) for d in ends(MK.D)]
+    return [(*c, seed) for c in out for seed in SEEDS]
+
+
+def _numpy_modes(q, k, v, mask):
+    """The four modes' weights written out in numpy: pre (−∞ before the softmax, all-masked rows 0), post (softmax,
+    then zero), post + renorm (then renormalise), logits × mask."""
+    s = (q @ k.T / np.sqrt(q.shape[1])).numpy()
+    m = mask.numpy()
+
+    def soft(z):
+        e = np.exp(z - z.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)
+    full = soft(s)
+    pre = np.where(m, np.exp(s - np.where(m, s, -np.inf).max(1, keepdims=True, initial=-np.inf)), 0)
+    pre = np.divide(pre, pre.sum(1, keepdims=True), out=np.zeros_like(pre), where=pre.sum(1, keepdims=True) > 0)
+    post = full * m
+    renorm = np.divide(post, post.sum(1, keepdims=True), out=np.zeros_like(post), where=post.sum(1, keepdims=True) > 0)
+    return {"pre": pre, "post": post, "post_renorm": renorm, "multiply_logits": soft(s * m)}
+
+
+@pytest.mark.sweep
+def test_every_verdict_quotes_the_weights_and_sdpa():
+    """mk.v_rows / mk.v_mass / mk.v_sdpa / mk.v_sdpa_diff / mk.notice lines 1-3 / mk.predict_why: row sums, masked
+    mass and the gap to SDPA in the report equal those of numpy weights and torch's SDPA; pre and post + renorm
+    match SDPA (outputs and gradients), a fully masked row gives zeros in pre, never NaN; the causal triangle is 0
+    in pre and filled by logits × mask; under post every row with a masked key sums to less than 1."""
+    for length, d, kind, valid, seed in _cases():
+        q, k, v = M.example(length, d, seed)
+        mask = M.make_mask(kind, length, valid)
+        ref = F.scaled_dot_product_attention(q[None], k[None], v[None], attn_mask=mask[None])[0]
+        ref = torch.nan_to_num(ref)                        # SDPA gives NaN on a fully masked row; pre gives 0
+        report = M.report(q, k, v, mask).set_index("mode")
+        numpy_w = _numpy_modes(q, k, v, mask)
+        for mode in MASK_MODES:
+            out, w = masked_attention(q, k, v, mask, mode)
+            np.testing.assert_allclose(w.numpy(), numpy_w[mode], atol=1e-12)
+            assert report.loc[mode, "mean_row_sum"] == pytest.approx(numpy_w[mode].sum(1).mean(), abs=1e-12)
+            assert report.loc[mode, "mass_on_masked"] == pytest.approx(numpy_w[mode][~mask.numpy()].sum(), abs=1e-12)
+            assert report.loc[mode, "max_diff_vs_sdpa"] == pytest.approx(float((out - ref).abs().max()), abs=1e-12)
+        for mode in ("pre", "post_renorm"):
+            assert report.loc[mode, "max_diff_vs_sdpa"] < 1e-12 and report.loc[mode, "grad_diff_vs_pre"] < 1e-9
+        assert not np.isnan(numpy_w["pre"]).any()
+        empty = ~mask.numpy().any(1)
+        assert (numpy_w["pre"][empty] == 0).all()
+        if kind != "padding":
+            upper = ~causal_mask(length).numpy()
+            assert (numpy_w["pre"][upper] == 0).all() and (numpy_w["multiply_logits"][upper] > 0).all()
+        has_masked = (~mask.numpy()).any(1)
+        assert (numpy_w["post"].sum(1)[has_masked] < 1).all()
+        whole, n_whole = lessons.row_sums_answer(numpy_w["post"].sum(1))
+        assert n_whole == int((~has_masked).sum()) and whole == (0 if not has_masked.any() else
+                                                                 2 if has_masked.all() else 1)
+
+
+@pytest.mark.sweep
+def test_leak_probe_and_its_caption():
+    """mk.v_leak / mk.v_no_leak / mk.leak_caption / mk.leak_which*: perturbing the last position's key or value
+    moves the outputs of the queries that may not see it under exactly the modes the caption and verdicts name,
+    measured here with numpy weights; pre and post + renorm never leak."""
+    for length, d, kind, valid, seed in _cases():
+        q, k, v = M.example(length, d, seed)
+        mask = M.make_mask(kind, length, valid)
+        blind = ~mask.numpy()[:, -1]
+        report = M.report(q, k, v, mask)
+        named = lessons.leak_modes(report)
+        for channel in ("key", "value"):
+            k2, v2 = k.clone(), v.clone()
+            (k2 if channel == "key" else v2)[-1] += 5.0
+            before, after = _numpy_modes(q, k, v, mask), _numpy_modes(q, k2, v2, mask)
+            leaking = []
+            for mode in MASK_MODES:
+                moved = np.abs(after[mode] @ v2.numpy() - before[mode] @ v.numpy()).max(1)[blind]
+                if moved.size and moved.max() > TOL:
+                    leaking.append(mode)
+            assert named[channel] == leaking, (length, kind, valid, seed, channel)
+            assert "pre" not in leaking and "post_renorm" not in leaking
+    at = page("masking")
+    for seed in SEEDS:
+        at.number_input(key="mask.seed").set_value(seed).run()
+        assert_clean(at)
+        caption = next(c.value for c in at.caption if c.value.startswith("Each bar"))
+        assert caption.endswith(t("mk.leak_which", key_modes="“post”",
+                                  value_modes=f"“{t('modename.multiply_logits')}”"))
+    at.selectbox(key="mask.kind").set_value("padding").run()
+    at.slider(key="mask.valid").set_value(MK.LENGTH.default).run()
+    assert any(c.value.endswith(t("mk.leak_none_masked")) for c in at.caption)
+
+
+@pytest.mark.sweep
+def test_rows_text_over_the_sliders():
+    """mk.rows_text / mk.rows_early / mk.rows_early_not / mk.rows_nothing_masked: under post each row's output is
+    the correct one scaled by its row sum; the page says early rows lose most only for a mask that takes more keys
+    from the first row than from the last, and quotes those row sums; changing a masked key changes the weights of
+    the rows that may not see it."""
+    for length, d, kind, valid, seed in _cases():
+        q, k, v = M.example(length, d, seed)
+        mask = M.make_mask(kind, length, valid)
+        w = _numpy_modes(q, k, v, mask)
+        sums = w["post"].sum(1)
+        np.testing.assert_allclose(w["post"] @ v.numpy(), (w["pre"] @ v.numpy()) * sums[:, None], atol=1e-12)
+        lost = lessons.rows_lost(sums, mask)
+        masked_keys = (~mask.numpy()).sum(1)
+        assert lost["kind"] == ("nothing" if masked_keys.max() == 0 else
+                                "early" if masked_keys[0] > masked_keys[-1] else "same")
+        hidden = np.flatnonzero((~mask.numpy()).any(0))
+        if hidden.size and length > 1:
+            j = int(hidden[-1])
+            k2 = k.clone()
+            k2[j] += 5.0
+            rows = ~mask.numpy()[:, j] & mask.numpy().any(1)          # they mask j but see other keys
+            assert not rows.any() or np.abs(_numpy_modes(q, k2, v, mask)["post"][rows] - w["post"][rows]).max() > 1e-6
+    at = page("masking")
+    for seed in SEEDS:
+        at.number_input(key="mask.seed").set_value(seed).run()
+        q, k, v = M.example(MK.LENGTH.default, MK.D.default, seed)
+        sums = _numpy_modes(q, k, v, causal_mask(MK.LENGTH.default))["post"].sum(1)
+        text = next(m.value for m in at.markdown if m.value.startswith("“post”"))
+        assert t("mk.rows_early", first=f"{sums[0]:.2f}", last=f"{sums[-1]:.2f}") in text
+
+
+@pytest.mark.sweep
+def test_gradient_text_and_notes():
+    """mk.grad_text / mk.v_grad: the heatmap is ∂loss/∂logits of the chosen mode; pre and logits × mask put no
+    gradient on masked logits, post does wherever a row has both masked and allowed keys, post + renorm equals pre;
+    over the sweep (autograd on the numpy-checked weights). mk.grad_notes' underflow numbers."""
+    for length, d, kind, valid, seed in _cases():
+        q, k, v = M.example(length, d, seed)
+        mask = M.make_mask(kind, length, valid)
+        g = M.gradients(q, k, v, mask)
+        hidden = ~mask
+        if hidden.any():
+            assert float(g["pre"][hidden].abs().max()) == 0 and float(g["multiply_logits"][hidden].abs().max()) == 0
+            mixed = hidden.any(1) & mask.any(1)
+            if mixed.any():
+                assert float(g["post"][hidden & mixed[:, None]].abs().max()) > 1e-6
+        assert float((g["post_renorm"] - g["pre"]).abs().max()) < 1e-9
+    at = page("masking")
+    q, k, v = M.example(MK.LENGTH.default, MK.D.default, 0)
+    z = chart_data(at, "grad_heatmap")[0]["z"]
+    assert np.allclose(np.asarray(z, dtype=float), M.gradients(q, k, v, causal_mask(MK.LENGTH.default))["post"].numpy())
+    demo = M.renorm_underflow()
+    assert demo["pre"] == pytest.approx(1.0) and not demo["post_renorm"] > 0.5
+    assert "rows sum to 1 while" in t("mk.grad_notes", pre=f"{demo['pre']:.0f}", renorm=f"{demo['post_renorm']:.0f}")
 
 
 def test_verdict_sentences_at_valid_length_zero():
@@ -45,94 +186,8 @@ def test_verdict_sentences_at_valid_length_zero():
     line = next(s for s in text.splitlines() if s.startswith(f"- **{t('modename.multiply_logits')}**"))
     assert t("mk.v_rows", mean="1.00", low="1.00", correct="0.00") in line
     assert "rows sum to 0.00 on average" not in text
-
-
-def test_sdpa_verdicts_and_the_notice():
-    """mk.v_sdpa / mk.v_sdpa_diff / mk.notice line 1: pre and post_renorm both match SDPA (outputs and
-    gradients); post and multiply_logits do not. Line 2: a fully masked row gives zeros, never NaN."""
-    for kind in M.MASK_TYPES:
-        for valid in (1, 5, 8):
-            q, k, v = M.example(8, 16, 0)
-            mask = M.make_mask(kind, 8, valid)
-            ref = F.scaled_dot_product_attention(q[None], k[None], v[None], attn_mask=mask[None])[0]
-            r = M.report(q, k, v, mask).set_index("mode")
-            for mode in ("pre", "post_renorm"):
-                out, _ = masked_attention(q, k, v, mask, mode)
-                assert float((out - ref).abs().max()) < 1e-12
-                assert r.loc[mode, "grad_diff_vs_pre"] < 1e-12
-            if valid < 8 or kind != "padding":
-                assert r.loc["post", "max_diff_vs_sdpa"] > 1e-3
-    q, k, v = M.example(8, 16, 0)
-    out, w = masked_attention(q, k, v, M.make_mask("padding", 8, 0), "pre")
-    assert torch.equal(out, torch.zeros_like(out)) and torch.equal(w, torch.zeros_like(w))
-    at = page("masking")
-    text = _verdicts(at)
     renorm = f"- **{t('modename.post_renorm')}**: "
-    assert text.startswith("- **pre**: " + t("mk.v_sdpa")) and renorm + t("mk.v_sdpa") in text
-    assert t("mk.v_sdpa_diff", diff="0.58") in text or "differs from SDPA" in text
-    # the causal upper triangle: exactly 0 in pre, filled by multiply_logits
-    causal = causal_mask(8)
-    assert float(masked_attention(q, k, v, causal, "pre")[1][~causal].abs().max()) == 0
-    assert float(masked_attention(q, k, v, causal, "multiply_logits")[1][~causal].min()) > 0
-
-
-def test_leak_channels():
-    """mk.v_leak / mk.v_no_leak / mk.leak_caption: post leaks through the masked key only, multiply_logits
-    through the masked value only, pre and post_renorm through neither."""
-    q, k, v = M.example(8, 16, 0)
-    mask = causal_mask(8)
-    key, value = (M.leakage(q, k, v, mask, channel=c) for c in ("key", "value"))
-    assert key["post"] > 0.1 and value["post"] < TOL
-    assert value["multiply_logits"] > 0.1 and key["multiply_logits"] < TOL
-    for mode in ("pre", "post_renorm"):
-        assert key[mode] < TOL and value[mode] < TOL
     at = page("masking")
-    mode_of = {t(f"modename.{m}"): m for m in ("pre", "post", "post_renorm", "multiply_logits")}    # bar labels
-    bars = {tr["name"]: {mode_of[x]: y for x, y in zip(tr["x"], tr["y"], strict=True)}
-            for tr in chart_data(at, "leak")}
-    assert bars[t("fig.leak_key")]["post"] > 0.1 and bars[t("fig.leak_key")]["multiply_logits"] == 0
-    assert bars[t("fig.leak_value")]["multiply_logits"] > 0.1 and bars[t("fig.leak_value")]["post"] == 0
-    assert bars[t("fig.leak_key")]["pre"] == 0 == bars[t("fig.leak_value")]["pre"]
     text = _verdicts(at)
-    assert t("mk.v_leak", channel=t("mk.channel_key"), leak=f"{key['post']:.2g}") in text
-    assert t("mk.v_leak", channel=t("mk.channel_value"), leak=f"{value['multiply_logits']:.2g}") in text
+    assert text.startswith("- **pre**: " + t("mk.v_sdpa")) and renorm + t("mk.v_sdpa") in text
     assert "- **pre**: matches SDPA; " + t("mk.v_no_leak") in text
-    # mk.v_grad: only post sends gradient into the masked logits, and the verdict quotes how much
-    g = M.gradients(q, k, v, mask)
-    assert t("mk.v_grad", g=f"{float(g['post'][~mask].abs().max()):.2g}") in text
-    assert text.count("gradient reaches masked logits") == 1
-
-
-def test_rows_text():
-    """mk.rows_text: under "post" every row with masked keys sums to < 1, early causal rows shrink most,
-    and a future key changes the past's weights."""
-    q, k, v = M.example(8, 16, 0)
-    mask = causal_mask(8)
-    out_post, w_post = masked_attention(q, k, v, mask, "post")
-    out_pre, _ = masked_attention(q, k, v, mask, "pre")
-    sums = w_post.sum(-1)
-    has_masked = (~mask).any(-1)
-    assert bool((sums[has_masked] < 1).all()) and float(sums[~has_masked][0]) == pytest.approx(1)
-    shrink = (out_post.norm(dim=-1) / out_pre.norm(dim=-1)).numpy()
-    assert np.corrcoef(np.arange(8), shrink)[0, 1] > 0.7
-    k2 = k.clone()
-    k2[-1] += 5
-    assert float((masked_attention(q, k2, v, mask, "post")[1][0] - w_post[0]).abs().max()) > 1e-3
-
-
-def test_gradient_text_and_notes():
-    """mk.grad_text: the heatmap is ∂loss/∂logits of the chosen mode. mk.grad_notes: pre and
-    multiply_logits put no gradient on masked logits, post does, post_renorm equals pre; the underflow
-    numbers it quotes."""
-    q, k, v = M.example(8, 16, 0)
-    mask = causal_mask(8)
-    g = M.gradients(q, k, v, mask)
-    assert float(g["pre"][~mask].abs().max()) == 0 and float(g["multiply_logits"][~mask].abs().max()) == 0
-    assert float(g["post"][~mask].abs().max()) > 1e-3
-    assert float((g["post_renorm"] - g["pre"]).abs().max()) < 1e-12
-    at = page("masking")
-    z = chart_data(at, "grad_heatmap")[0]["z"]
-    assert np.allclose(np.asarray(z, dtype=float), g["post"].numpy())
-    demo = M.renorm_underflow()
-    assert demo["pre"] == pytest.approx(1.0) and not demo["post_renorm"] > 0.5
-    assert "rows sum to 1 while" in t("mk.grad_notes", pre=f"{demo['pre']:.0f}", renorm=f"{demo['post_renorm']:.0f}")
