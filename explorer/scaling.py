@@ -87,16 +87,31 @@ def regime_vs_scale(scales, n: int = DEFAULT_N, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _from_on(d, holds) -> int | None:
+    """The smallest d from which ``holds`` is true at every larger d of the table (None when it is not at the last)."""
+    first = None
+    for x, ok in zip(d, holds, strict=True):
+        first = (first if first is not None else int(x)) if ok else None
+    return first
+
+
+USUAL_HEADS = (64, 128)     # the head sizes of most transformers, which the gradient text compares at
+
+
 def scaling_summary(unscaled: pd.DataFrame, scaled: pd.DataFrame) -> dict:
-    """The numbers the Scaling page quotes, from its two tables (one row per d)."""
+    """The numbers the Scaling page quotes, from its two tables (one row per d): where the unscaled Jacobian norm
+    peaks, the d from which it stays below the scaled one (``d_cross``, None if it never does) and both at the
+    usual head sizes and the largest d; the d from which the unscaled rows keep more than half their weight on one
+    key (``d_half``); the scaled ranges of std, entropy and max weight."""
     d = unscaled["d"].to_numpy()
     g_un, g_sc = unscaled["softmax_grad_norm"].to_numpy(), scaled["softmax_grad_norm"].to_numpy()
-    below = [int(x) for x, a, b in zip(d, g_un, g_sc, strict=True) if a < b and x > 1]
-    sharp = [int(x) for x, m in zip(d, unscaled["max_weight"], strict=True) if m > 0.5]
+    mw = unscaled["max_weight"].to_numpy()
     peak = int(g_un.argmax())
-    return {"d_cross": below[0] if below else None, "d_peak": int(d[peak]), "peak": float(g_un[peak]),
-            "d_half": sharp[0] if sharp else None,
-            "mw_half": float(unscaled.set_index("d").loc[sharp[0], "max_weight"]) if sharp else float("nan"),
+    d_half = _from_on(d, mw > 0.5)
+    at = {int(x): (float(a), float(b)) for x, a, b in zip(d, g_un, g_sc, strict=True)}
+    return {"d_cross": _from_on(d, g_un < g_sc), "d_peak": int(d[peak]), "peak": float(g_un[peak]),
+            "usual": {x: at[x] for x in USUAL_HEADS if x in at}, "last": at[int(d[-1])],
+            "d_half": d_half, "mw_half": float(mw[list(d).index(d_half)]) if d_half else float("nan"),
             "scaled_std": (float(scaled["logit_std"].min()), float(scaled["logit_std"].max())),
             "scaled_entropy": (float(scaled["entropy"].min()), float(scaled["entropy"].max())),
             "scaled_maxw": (float(scaled["max_weight"].min()), float(scaled["max_weight"].max())),

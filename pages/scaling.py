@@ -55,20 +55,28 @@ with lesson_page("scaling", C.ALL, question="sc.question", file_name=C.FILE_NAME
              key="grad_norm")
     with right:
         show(regime_figure(tables["regime"], un, sc, lang=lang()), key="regime")
+    (u64, s64), (u128, s128) = summary["usual"][64], summary["usual"][128]
+    more = [x for x, (u, s_) in summary["usual"].items() if u > s_]
+    usual = "sc.usual_more" if len(more) == 2 else "sc.usual_less" if not more else "sc.usual_mixed"
     st.markdown(tr("sc.grad_text", inv_sqrt_n=f"{1 / math.sqrt(n):.2f}", peak=f"{summary['peak']:.2f}",
-                   d_peak=summary["d_peak"], d_cross=summary["d_cross"] or "—",
+                   d_peak=summary["d_peak"],
+                   cross=tr("sc.cross_from", d_cross=summary["d_cross"]) if summary["d_cross"] else
+                   tr("sc.cross_never", d_max=int(ds[-1])),
+                   usual=tr(usual, u64=f"{u64:.3f}", s64=f"{s64:.3f}", u128=f"{u128:.3f}", s128=f"{s128:.3f}",
+                            more_d=more[0] if more else "", less_d=next((x for x in (64, 128) if x not in more), "")),
                    ent_lo=f"{summary['scaled_entropy'][0]:.2f}", ent_hi=f"{summary['scaled_entropy'][1]:.2f}",
                    mw_lo=f"{summary['scaled_maxw'][0]:.3f}", mw_hi=f"{summary['scaled_maxw'][1]:.3f}",
                    ent_1=f"{summary['unscaled_entropy'][0]:.2f}", ent_big=f"{summary['unscaled_entropy'][1]:.2f}",
-                   d_max=int(ds[-1])))
+                   d_max=int(ds[-1]), g_last=f"{summary['last'][0]:.3f}", g_last_sc=f"{summary['last'][1]:.3f}"))
 
     show_lesson("logit_histogram", cache.lesson_data("logit_histogram", d=d, seed=seed), key="hist")
 
     with explanation("ui.what_to_notice"):
         norms = cache.scaling_key_norms(d, seed)
+        sharpen = tr("sc.sharpen_from", d_half=summary["d_half"], mw=f"{summary['mw_half']:.3f}") \
+            if summary["d_half"] else tr("sc.sharpen_never", d_max=int(ds[-1]))
         st.markdown(tr("sc.notice", std128=f"{un.set_index('d').loc[128, 'logit_std']:.1f}",
-                       lo=f"{summary['scaled_std'][0]:.2f}", hi=f"{summary['scaled_std'][1]:.2f}",
-                       d_half=summary["d_half"] or "—", mw=f"{summary['mw_half']:.3f}",
+                       lo=f"{summary['scaled_std'][0]:.2f}", hi=f"{summary['scaled_std'][1]:.2f}", sharpen=sharpen,
                        mw_lo=f"{summary['scaled_maxw'][0]:.3f}", mw_hi=f"{summary['scaled_maxw'][1]:.3f}",
                        d=d, kmin=f"{norms[0]:.1f}", kmax=f"{norms[1]:.1f}", sqrt_d=f"{math.sqrt(d):.1f}"))
         st.latex(r"\operatorname{Var}(q\cdot k) = \sum_{m=1}^{d}\operatorname{Var}(q_m k_m) = d"

@@ -24,16 +24,19 @@ XQ = torch.linspace(float(query_grid(D)[0]), float(query_grid(D)[-1]), 100, dtyp
 X = torch.tensor(D.x)
 
 
-def _cases():
-    """(dataset, n, seed, n_queries): both datasets at seeds 0-4, each with the n slider at its ends and default
-    (queries at their default), then the query slider at its ends (n at the dataset's default)."""
+def _settings():
+    """(dataset, n, n_queries): both datasets, each with the n slider at its ends and default (queries at their
+    default), then the query slider at its ends (n at the dataset's default)."""
     for name in DATASETS:
         default_n, default_m = DATASETS[name].default_n, AH.N_QUERIES.default
-        settings = [(n, default_m) for n in (ends(N)[0], default_n, ends(N)[-1])] + \
-            [(default_n, m) for m in (ends(AH.N_QUERIES)[0], ends(AH.N_QUERIES)[-1])]
-        for seed in SEEDS:
-            for n, m in settings:
-                yield name, n, seed, m
+        for n in (ends(N)[0], default_n, ends(N)[-1]):
+            yield name, n, default_m
+        for m in (ends(AH.N_QUERIES)[0], ends(AH.N_QUERIES)[-1]):
+            yield name, default_n, m
+
+
+def _cases(seeds):
+    return [(name, n, seed, m) for name, n, m in _settings() for seed in seeds]
 
 
 def _queries(d, m):
@@ -60,7 +63,7 @@ def test_rows_are_averages_or_empty_and_a_narrow_kernel_draws_a_diagonal_band():
     """ah.notice, lines 1-2: rows are non-negative and sum to 1 or are all zero, for every kernel and h; a kernel
     narrow against the data's range (h at most a twentieth of it) puts each row's largest weight within 2h of the
     query, so sorted keys and queries draw a diagonal band."""
-    for name, n, seed, m in _cases():
+    for name, n, seed, m in _cases(SEEDS):
         d = make_dataset(name, n, 0.3, seed)
         x, xq = torch.tensor(d.x), _queries(d, m)
         span = float(x.max() - x.min())
@@ -80,10 +83,11 @@ def test_rows_are_averages_or_empty_and_a_narrow_kernel_draws_a_diagonal_band():
 
 @pytest.mark.sweep
 def test_the_small_and_large_h_lines_say_what_the_rows_do():
-    """ah.notice_small_* / ah.notice_large: the small-h line says whichever of near one-hot, spread over a few
+    """ah.notice_small_spike / ah.notice_small_band / ah.notice_small_none / ah.notice_small_flat /
+    ah.notice_large: the small-h line says whichever of near one-hot, spread over a few
     points, no support or flat the rows at h = 0.01 are (largest weight and entropy computed here), and at h = 10
     every row lies within the quoted factor (< 3) of 1/N with entropy above 95 % of log N."""
-    for name, n, seed, m in _cases():
+    for name, n, seed, m in _cases(SEEDS):
         d = make_dataset(name, n, 0.3, seed)
         xq = _queries(d, m).numpy()
         for kernel in KERNELS:
@@ -113,7 +117,7 @@ def test_the_entropy_line_is_shown_only_where_entropy_follows_the_data():
     when, at the current h, it correlates with the log of the kernel's total weight (0.8 or more, computed here)
     and falls at both ends of the x range; otherwise it says it does not, with its range."""
     shown = {True: 0, False: 0}
-    for name, n, seed, m in _cases():
+    for name, n, seed, m in _cases(SEEDS):
         d = make_dataset(name, n, 0.3, seed)
         xq = _queries(d, m).numpy()
         for kernel in ("gaussian", "boxcar", "laplace"):
@@ -142,8 +146,8 @@ def _numpy_total(xq, x, kernel, h):
 
 @pytest.mark.sweep
 def test_the_notice_on_the_page_at_every_seed():
-    """The page shows the notice lines the data calls for (ah.notice, ah.notice_small_*, ah.notice_large,
-    ah.notice_density*), at seeds 0-4 of both datasets."""
+    """The page shows the notice lines the data calls for (ah.notice, ah.notice_small_spike / ah.notice_small_band,
+    ah.notice_large), at seeds 0-4 of both datasets."""
     at = page("attention_heatmap")
     for name in DATASETS:
         at.selectbox(key="data.name").set_value(name).run()

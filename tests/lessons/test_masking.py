@@ -22,9 +22,9 @@ def _verdicts(at):
     return next(m.value for m in at.markdown if m.value.startswith("- **pre**"))
 
 
-def _cases():
-    """(length, d, kind, valid, seed): each mask kind with the valid length at 0, the middle and the whole length,
-    the length and d sliders at their ends (others at their defaults), every seed."""
+def _settings():
+    """(length, d, kind, valid): each mask kind with the valid length at 0, the middle and the whole length, then
+    the length and d sliders at their ends (the others at their defaults)."""
     out = []
     for kind in M.MASK_TYPES:
         for valid in (0, MK.LENGTH.default // 2, MK.LENGTH.default):
@@ -32,7 +32,7 @@ def _cases():
     for length in ends(MK.LENGTH):
         out += [(length, MK.D.default, "causal", length), (length, MK.D.default, "padding", length // 2)]
     out += [(MK.LENGTH.default, d, "causal", MK.LENGTH.default) for d in ends(MK.D)]
-    return [(*c, seed) for c in out for seed in SEEDS]
+    return out
 
 
 def _numpy_modes(q, k, v, mask):
@@ -58,7 +58,7 @@ def test_every_verdict_quotes_the_weights_and_sdpa():
     mass and the gap to SDPA in the report equal those of numpy weights and torch's SDPA; pre and post + renorm
     match SDPA (outputs and gradients), a fully masked row gives zeros in pre, never NaN; the causal triangle is 0
     in pre and filled by logits × mask; under post every row with a masked key sums to less than 1."""
-    for length, d, kind, valid, seed in _cases():
+    for (length, d, kind, valid), seed in ((c, seed) for c in _settings() for seed in SEEDS):
         q, k, v = M.example(length, d, seed)
         mask = M.make_mask(kind, length, valid)
         ref = F.scaled_dot_product_attention(q[None], k[None], v[None], attn_mask=mask[None])[0]
@@ -91,7 +91,7 @@ def test_leak_probe_and_its_caption():
     """mk.v_leak / mk.v_no_leak / mk.leak_caption / mk.leak_which*: perturbing the last position's key or value
     moves the outputs of the queries that may not see it under exactly the modes the caption and verdicts name,
     measured here with numpy weights; pre and post + renorm never leak."""
-    for length, d, kind, valid, seed in _cases():
+    for (length, d, kind, valid), seed in ((c, seed) for c in _settings() for seed in SEEDS):
         q, k, v = M.example(length, d, seed)
         mask = M.make_mask(kind, length, valid)
         blind = ~mask.numpy()[:, -1]
@@ -126,7 +126,7 @@ def test_rows_text_over_the_sliders():
     the correct one scaled by its row sum; the page says early rows lose most only for a mask that takes more keys
     from the first row than from the last, and quotes those row sums; changing a masked key changes the weights of
     the rows that may not see it."""
-    for length, d, kind, valid, seed in _cases():
+    for (length, d, kind, valid), seed in ((c, seed) for c in _settings() for seed in SEEDS):
         q, k, v = M.example(length, d, seed)
         mask = M.make_mask(kind, length, valid)
         w = _numpy_modes(q, k, v, mask)
@@ -157,7 +157,7 @@ def test_gradient_text_and_notes():
     """mk.grad_text / mk.v_grad: the heatmap is ∂loss/∂logits of the chosen mode; pre and logits × mask put no
     gradient on masked logits, post does wherever a row has both masked and allowed keys, post + renorm equals pre;
     over the sweep (autograd on the numpy-checked weights). mk.grad_notes' underflow numbers."""
-    for length, d, kind, valid, seed in _cases():
+    for (length, d, kind, valid), seed in ((c, seed) for c in _settings() for seed in SEEDS):
         q, k, v = M.example(length, d, seed)
         mask = M.make_mask(kind, length, valid)
         g = M.gradients(q, k, v, mask)

@@ -127,7 +127,7 @@ def test_ah_wide_rows_question_matches_the_weights():
     from explorer import lessons
     from tests.lessons.test_attention_heatmap import _cases, _numpy_weights, _queries
 
-    for name, n, seed, m in _cases():
+    for name, n, seed, m in _cases(SEEDS):
         d = make_dataset(name, n, 0.3, seed)
         xq = _queries(d, m).numpy()
         for kernel in ("gaussian", "boxcar", "epanechnikov", "triangular", "laplace", "constant"):
