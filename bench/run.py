@@ -329,6 +329,55 @@ def bench_efficient():
         f"{int(cross) if cross else 'never'} on (lengths 16 to 16k)", ">= 10x at 16k", ratio >= 10)
 
 
+def bench_causal_linear():
+    """Causal linear attention, chunked (one m × dv state and one chunk at a time) against performer-pytorch's
+    chunked version on the same features (elu + 1 of q and k, N = 16k, one head, d = dv = 64, float32)."""
+    import torch.nn.functional as F
+    from performer_pytorch.performer_pytorch import causal_linear_attention_noncuda as theirs
+
+    from explorer.efficient import linear_attention
+
+    g = torch.Generator().manual_seed(0)
+    n = 16384
+    q, k, v = (torch.randn(1, 1, n, 64, generator=g) for _ in range(3))
+    fq, fk = F.elu(q) + 1, F.elu(k) + 1
+    identity = lambda x: x                                           # noqa: E731  (the features are given)
+    ours = linear_attention(fq, fk, v, identity, causal=True)
+    ref = theirs(fq, fk, v)
+    diff = float((ours - ref).abs().max())
+    ratios = []
+    for i in range(6):            # back-to-back pairs, alternating which goes first
+        pair = [lambda: linear_attention(fq, fk, v, identity, causal=True), lambda: theirs(fq, fk, v)]
+        times = [best_of(fn, 1) for fn in (pair if i % 2 == 0 else pair[::-1])]
+        ours_t, theirs_t = times if i % 2 == 0 else times[::-1]
+        ratios.append(ours_t / theirs_t)
+    ratio = statistics.median(ratios)
+    row("causal linear attention, chunked, vs performer-pytorch's chunked version (N = 16k, d = 64, float32, "
+        "median of 6 pairs)", f"time ratio {ratio:.2f} (pairs {min(ratios):.2f}-{max(ratios):.2f}); outputs differ by "
+        f"{diff:.1e}", "<= 1.0 (no slower)", ratio <= 1.0)
+
+
+FGT_CHILD = CHILD_PRELUDE + r"""
+x = torch.rand(100_000, generator=g, dtype=torch.float64) * 6 - 3
+y = torch.sin(x) + 0.3 * torch.randn(100_000, generator=g, dtype=torch.float64)
+xq = torch.linspace(-3, 3, 500_000, dtype=torch.float64)
+regression.nadaraya_watson(xq[:100], x[:5000], y[:5000], "gaussian", 0.3, method="fast")   # warm up
+base = hwm()
+t0 = time.perf_counter()
+est = regression.nadaraya_watson(xq, x, y, "gaussian", 0.3, method="fast")
+print(time.perf_counter() - t0, hwm() - base, bool(torch.isfinite(est).all()))
+"""
+
+
+def bench_fgt_many_queries():
+    """The fast Gauss transform at 500k queries x 100k points (float64): its queries are taken in chunks."""
+    out = subprocess.run([sys.executable, "-c", FGT_CHILD], capture_output=True, text=True, check=True).stdout.split()
+    dt, extra, finite = float(out[0]), int(out[1]), out[2] == "True"
+    row("NW 500k queries x 100k points, Gaussian, float64, fast Gauss transform (child process, VmHWM)",
+        f"{dt:.1f} s, +{extra / 2**20:.0f} MB peak", "<= 64 MB extra (the outputs: 16 MB)",
+        extra <= 64 * 2**20 and finite)
+
+
 def bench_cold_start():
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     if not Path(chromium).exists():
@@ -500,7 +549,8 @@ def bench_first_visits():
 def main():
     start = time.time()
     chosen = [a for a in sys.argv[1:] if not a.startswith("--")]      # e.g. `bench/run.py pages cold`
-    for fn in (bench_loop, bench_search, bench_statsmodels, bench_sdpa, bench_fast_large, bench_large, bench_pages,
+    for fn in (bench_loop, bench_search, bench_statsmodels, bench_sdpa, bench_fast_large, bench_fgt_many_queries,
+               bench_large, bench_causal_linear, bench_pages,
                bench_upload, bench_training, bench_efficient, bench_cold_start, bench_first_visits, bench_live_browser):
         if chosen and not any(c in fn.__name__ for c in chosen):
             continue

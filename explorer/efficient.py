@@ -44,12 +44,22 @@ class RandomFeatures:
     def m(self) -> int:
         return self.w.shape[0]
 
-    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+    def __call__(self, x: torch.Tensor, shift: str | None = None) -> torch.Tensor:
+        """The features of the rows of ``x`` (..., d). ``shift`` (positive features): before exponentiating,
+        subtract each row's largest exponent (``"row"``: for queries) or the largest of all rows (``"all"``: for
+        keys), as Performer does. The factor this removes is common to one query's features, or to every key's,
+        so it cancels in attention's ratio φ(q)·Σφ(k)v / φ(q)·Σφ(k), and large inputs no longer underflow to an
+        all-zero row (the features themselves then estimate exp(q·k) only up to that factor)."""
         w = self.w.to(device=x.device, dtype=x.dtype)
         proj = x @ w.T                                    # (..., m)
         sq = 0.5 * (x * x).sum(-1, keepdim=True)          # |x|²/2
         if self.kind == "positive":                       # exp(w·x - |x|²/2) / sqrt(m): every feature > 0
-            return torch.exp(proj - sq) / math.sqrt(self.m)
+            z = proj - sq
+            if shift == "row":
+                z = z - z.amax(-1, keepdim=True)
+            elif shift == "all":
+                z = z - z.amax()
+            return torch.exp(z) / math.sqrt(self.m)
         scale = torch.exp(sq) / math.sqrt(self.m)         # exp(|x|²/2) [cos w·x, sin w·x] / sqrt(m)
         return torch.cat([torch.cos(proj), torch.sin(proj)], dim=-1) * scale
 
@@ -103,6 +113,54 @@ def random_feature_map(d: int, m: int, kind: str = "positive", orthogonal: bool 
     return RandomFeatures(torch.cat(blocks)[:m], kind)
 
 
+def kernel_estimate_error(x_query, x_keys, h: float, kind: str, orthogonal: bool, seed: int, counts,
+                          draws: int = 16, embed: int = 16) -> dict:
+    """How well m random features estimate the Gaussian kernel exp(−(x − xᵢ)²/(2h²)) of one-dimensional inputs
+    (placed along one axis of R^embed, scaled by 1/h), for each m in ``counts``.
+
+    Each of ``draws`` maps has max(counts) directions, and m features are its first m (nested: one pass gives
+    every m, and the curve over m is smooth). Returns ``rms`` (the root-mean-square error over every query-key
+    pair and every draw), and, for iid directions, the exact ``theory``: a mean of m independent terms has
+    variance σ²/m, with σ² per pair (Δ = (x − xᵢ)/h, s = (x + xᵢ)/h) equal to (1 + e^{−2Δ²})/2 − e^{−Δ²} for
+    trigonometric features and e^{−Δ²}(e^{s²} − 1) for positive ones.
+
+    >>> import numpy as np
+    >>> x = np.linspace(-1, 1, 20)
+    >>> e = kernel_estimate_error(x, x, 1.0, "trig", False, 0, [64, 1024], draws=32)
+    >>> bool(np.all(np.abs(e["rms"] / e["theory"] - 1) < 0.3)), bool(e["theory"][0] / e["theory"][1] == 4.0)
+    (True, True)
+    """
+    counts = [integer_in(m, "m", 1, 65_536) for m in counts]
+    xq = torch.as_tensor(x_query, dtype=torch.float64) / h
+    xk = torch.as_tensor(x_keys, dtype=torch.float64) / h
+    q = torch.zeros(len(xq), embed, dtype=torch.float64)
+    k = torch.zeros(len(xk), embed, dtype=torch.float64)
+    q[:, 0], k[:, 0] = xq, xk
+    delta, total = xq[:, None] - xk[None, :], xq[:, None] + xk[None, :]
+    exact = torch.exp(-0.5 * delta ** 2)
+    # exp(−|x|²/2) on each side turns φ(q)·φ(k) ≈ exp(q·k) into an estimate of exp(−|q − k|²/2)
+    q_side, k_side = torch.exp(-0.5 * xq ** 2)[:, None], torch.exp(-0.5 * xk ** 2)[:, None]
+    top = max(counts)
+    squares = torch.zeros(len(counts), dtype=torch.float64)
+    for r in range(draws):
+        phi = random_feature_map(embed, top, kind, orthogonal, seed * 1000 + r)
+        fq, fk = phi(q) * q_side * math.sqrt(top), phi(k) * k_side * math.sqrt(top)     # each term unscaled
+        if kind == "trig":                                  # [cos, sin] halves: term i is cos_i cos_i + sin_i sin_i
+            fq, fk = fq.view(len(xq), 2, top).transpose(1, 2), fk.view(len(xk), 2, top).transpose(1, 2)
+        else:
+            fq, fk = fq[..., None], fk[..., None]
+        acc, done = torch.zeros_like(exact), 0
+        for j, m in enumerate(counts):
+            acc += torch.einsum("qic,kic->qk", fq[:, done:m], fk[:, done:m])
+            done = m
+            squares[j] += ((acc / m - exact) ** 2).mean()
+    per_term = (0.5 * (1 + torch.exp(-2 * delta ** 2)) - torch.exp(-delta ** 2) if kind == "trig"
+                else torch.exp(-delta ** 2) * torch.expm1(total ** 2))
+    sigma2 = float(per_term.mean())
+    return {"m": torch.tensor(counts, dtype=torch.float64).numpy(), "rms": torch.sqrt(squares / draws).numpy(),
+            "theory": torch.sqrt(sigma2 / torch.tensor(counts, dtype=torch.float64)).numpy(), "draws": draws}
+
+
 def _feature_map(feature_map) -> Callable[[torch.Tensor], torch.Tensor]:
     if callable(feature_map):
         return feature_map
@@ -110,7 +168,39 @@ def _feature_map(feature_map) -> Callable[[torch.Tensor], torch.Tensor]:
 
 
 # --------------------------------------------------------------------------- linear attention
-def linear_attention(q, k, v, feature_map="elu+1", causal: bool = False) -> torch.Tensor:
+CAUSAL_CHUNK = 128      # tokens per chunk of causal linear attention: its memory is O(m·dv + chunk²), not O(T·m·dv)
+
+
+def _features(phi, q, k):
+    """φ(q), φ(k); positive random features are stabilised (see ``RandomFeatures``): the ratio is unchanged."""
+    if isinstance(phi, RandomFeatures) and phi.kind == "positive":
+        return phi(q, shift="row"), phi(k, shift="all")
+    return phi(q), phi(k)
+
+
+def _causal_linear(fq, fk, v, chunk: int):
+    """Causal linear attention over chunks of ``chunk`` tokens: each chunk reads the state S and normaliser z of
+    the chunks before it (an m × dv matrix and an m-vector) and adds its own causal part as a chunk × chunk
+    product, then folds its keys and values into S and z. Equal to the running sums of the recurrence."""
+    lead = torch.broadcast_shapes(fq.shape[:-2], fk.shape[:-2], v.shape[:-2])
+    state = torch.zeros(*lead, fk.shape[-1], v.shape[-1], dtype=v.dtype, device=v.device)     # S: (..., m, dv)
+    norm = torch.zeros(*lead, fk.shape[-1], dtype=v.dtype, device=v.device)                  # z: (..., m)
+    num, den = [], []
+    n = fq.shape[-2]
+    causal = torch.ones(min(chunk, n), min(chunk, n), dtype=torch.bool, device=v.device).tril()
+    for start in range(0, n, chunk):
+        stop = min(start + chunk, n)
+        cq, ck, cv = fq[..., start:stop, :], fk[..., start:stop, :], v[..., start:stop, :]
+        inside = (cq @ ck.transpose(-2, -1)) * causal[: stop - start, : stop - start]      # (..., c, c)
+        num.append(cq @ state + inside @ cv)
+        den.append((cq * norm.unsqueeze(-2)).sum(-1, keepdim=True) + inside.sum(-1, keepdim=True))
+        state = state + ck.transpose(-2, -1) @ cv
+        norm = norm + ck.sum(-2)
+    return torch.cat(num, dim=-2), torch.cat(den, dim=-2)
+
+
+def linear_attention(q, k, v, feature_map="elu+1", causal: bool = False,
+                     chunk_size: int = CAUSAL_CHUNK) -> torch.Tensor:
     """Attention with the kernel φ(q)·φ(k): ``φ(Q)(φ(K)ᵀV) / φ(Q)(φ(K)ᵀ1)``, linear in the length.
 
     Parameters
@@ -121,8 +211,11 @@ def linear_attention(q, k, v, feature_map="elu+1", causal: bool = False) -> torc
         A name, or a map such as ``random_feature_map(d, m)`` (then this estimates softmax attention with
         logits q·k: scale q and k by d^(-1/4) first for the usual 1/√d).
     causal : bool
-        Query t sees keys 0..t (Tq = Tk): computed as a recurrence over the sequence, the running state
-        S_t = Σ_{s≤t} φ(k_s) v_sᵀ and z_t = Σ_{s≤t} φ(k_s) (an RNN; see ``linear_attention_states``).
+        Query t sees keys 0..t (Tq = Tk): the recurrence of the running state S_t = Σ_{s≤t} φ(k_s) v_sᵀ and
+        z_t = Σ_{s≤t} φ(k_s) (an RNN; see ``linear_attention_states``), computed ``chunk_size`` tokens at a time
+        so that only one state and one chunk are held.
+    chunk_size : int
+        Tokens per chunk of the causal computation.
 
     Returns
     -------
@@ -139,8 +232,7 @@ def linear_attention(q, k, v, feature_map="elu+1", causal: bool = False) -> torc
     True
     """
     q, k, v = _qkv(q, k, v)
-    phi = _feature_map(feature_map)
-    fq, fk = phi(q), phi(k)                                          # (..., Tq, m), (..., Tk, m)
+    fq, fk = _features(_feature_map(feature_map), q, k)            # (..., Tq, m), (..., Tk, m)
     if not causal:
         num = fq @ (fk.transpose(-2, -1) @ v)                        # (..., Tq, dv): m × dv state, no Tq × Tk
         den = fq @ fk.sum(-2).unsqueeze(-1)                          # (..., Tq, 1)
@@ -148,10 +240,7 @@ def linear_attention(q, k, v, feature_map="elu+1", causal: bool = False) -> torc
         if q.shape[-2] != k.shape[-2]:
             raise ValueError(f"causal linear attention needs as many queries as keys, got {q.shape[-2]} "
                              f"and {k.shape[-2]}.")
-        state = torch.cumsum(fk.unsqueeze(-1) * v.unsqueeze(-2), dim=-3)   # (..., T, m, dv): S_t
-        norm = torch.cumsum(fk, dim=-2)                                     # (..., T, m): z_t
-        num = (fq.unsqueeze(-2) @ state).squeeze(-2)
-        den = (fq * norm).sum(-1, keepdim=True)
+        num, den = _causal_linear(fq, fk, v, integer_in(chunk_size, "chunk_size", 1, 1 << 20))
     return torch.where(den > 0, num / den.clamp_min(torch.finfo(den.dtype).tiny), 0.0)
 
 
@@ -222,18 +311,20 @@ def linear_attention_states(q, k, v, feature_map="elu+1") -> list[dict[str, torc
 
 
 # --------------------------------------------------------------------------- online softmax
-def _online_step(run_max, run_sum, acc, s, values, start: int, stop: int):
+def _online_step(run_max, run_sum, acc, s, values, start: int, stop: int, record: bool = True):
     """Fold one block of logits ``s`` (..., block) and its values (..., block, dv) into the running max, sum
-    and accumulator; return them and the block's record."""
+    and accumulator; return them and the block's record (None when ``record`` is False)."""
     new_max = torch.maximum(run_max, s.amax(-1))
     safe = torch.where(torch.isfinite(new_max), new_max, 0.0)        # a row that has seen no key yet
     rescale = torch.exp(run_max - safe)                               # exp(-inf) = 0: nothing to rescale
-    e = torch.exp(s - safe.unsqueeze(-1))
+    e = (s - safe.unsqueeze(-1)).exp_()                               # in place: one more block, not two
     run_sum = run_sum * rescale + e.sum(-1)
     acc = acc * rescale.unsqueeze(-1) + (e.unsqueeze(-2) @ values).squeeze(-2)
-    record = {"start": start, "stop": stop, "max": new_max.clone(), "rescale": rescale, "sum": run_sum.clone(),
-              "acc": acc.clone()}
-    return new_max, run_sum, acc, record
+    if not record:
+        return new_max, run_sum, acc, None
+    kept = {"start": start, "stop": stop, "max": new_max.clone(), "rescale": rescale, "sum": run_sum.clone(),
+            "acc": acc.clone()}
+    return new_max, run_sum, acc, kept
 
 
 def _finish(run_sum, acc):
@@ -286,7 +377,7 @@ def online_softmax(logits, values, block_size: int, mask=None):
     return _finish(run_sum, acc), states
 
 
-def online_softmax_attention(q, k, v, block_size: int, mask=None, scale: float | None = None):
+def online_softmax_attention(q, k, v, block_size: int, mask=None, scale: float | None = None, record: bool = True):
     """Exact softmax attention over key blocks (the online softmax), never building the Tq × Tk weights.
 
     Parameters
@@ -299,12 +390,16 @@ def online_softmax_attention(q, k, v, block_size: int, mask=None, scale: float |
         True = may attend; a fully masked row gives zeros (as ``explorer.attention.masked_attention``).
     scale : float, optional
         Multiplies the logits; 1/√d by default (SDPA's).
+    record : bool
+        Keep a record of every block (for showing the steps); without it only one block and the running sums
+        are held, the memory the online softmax is for.
 
     Returns
     -------
     (out, states)
         ``out`` (..., Tq, dv), equal to SDPA's with the same mask to rounding; ``states`` one record per
-        key block as in ``online_softmax`` (``max``, ``rescale``, ``sum`` of shape (..., Tq), ``acc``).
+        key block as in ``online_softmax`` (``max``, ``rescale``, ``sum`` of shape (..., Tq), ``acc``), empty
+        without ``record``.
 
     Examples
     --------
@@ -335,10 +430,12 @@ def online_softmax_attention(q, k, v, block_size: int, mask=None, scale: float |
     states = []
     for start in range(0, n, block_size):
         stop = min(start + block_size, n)
-        s = (q @ k[..., start:stop, :].transpose(-2, -1)) * scale              # (..., Tq, block)
+        s = (q @ k[..., start:stop, :].transpose(-2, -1)).mul_(scale)          # (..., Tq, block), scaled in place
         if full_mask is not None:
-            s = s.masked_fill(~full_mask[..., start:stop], -math.inf)
-        run_max, run_sum, acc, record = _online_step(run_max, run_sum, acc, s, v[..., start:stop, :].unsqueeze(-3),
-                                                     start, stop)
-        states.append(record)
+            s = s.masked_fill_(~full_mask[..., start:stop], -math.inf)
+        run_max, run_sum, acc, kept = _online_step(run_max, run_sum, acc, s, v[..., start:stop, :].unsqueeze(-3),
+                                                   start, stop, record)
+        del s                                     # before the next block's logits: one block's worth at a time
+        if kept is not None:
+            states.append(kept)
     return _finish(run_sum, acc), states

@@ -313,17 +313,22 @@ def _gauss_sums_fgt(h: float, xq, xs, ys, radius: float, reach: int):
             shift = reach - j
             lo, hi = max(0, shift), min(rows, rows + shift)
             local[lo:hi] += torch.einsum("qcn,cnm->qcm", moments[lo - shift:hi - shift], trans[:, j])
-    q_key = torch.floor((xq - origin) / h).to(torch.int64)
-    inside = (q_key >= -reach) & (q_key < n_box + reach)
-    q_row = (q_key + reach).clamp(0, rows - 1)
-    alpha = (xq - (origin + (q_key.to(xs.dtype) + 0.5) * h)) / h
-    apow = torch.linalg.vander(alpha, N=terms)                                        # (M, P)
-    coeff = local.reshape(rows, 3 * terms).index_select(0, q_row).view(-1, 3, terms)  # (M, 3, P)
-    sums = torch.bmm(coeff[:, :2], apow[:, :, None])[..., 0]                       # (M, 2)
-    mag = torch.bmm(coeff[:, 2:], apow.abs()[:, :, None])[:, 0, 0]
-    zero = torch.zeros_like(alpha)
-    return (torch.where(inside, sums[:, 0], zero), torch.where(inside, sums[:, 1], zero),
-            torch.where(inside, mag, zero), terms + 2 * reach)
+    num, den, mag = (torch.zeros_like(xq) for _ in range(3))
+    flat_local = local.reshape(rows, 3 * terms)
+    for r0 in range(0, xq.shape[0], _QUERY_CHUNK):      # in chunks of queries: (chunk, 3, P) at a time
+        x = xq[r0:r0 + _QUERY_CHUNK]
+        q_key = torch.floor((x - origin) / h).to(torch.int64)
+        inside = (q_key >= -reach) & (q_key < n_box + reach)
+        q_row = (q_key + reach).clamp(0, rows - 1)
+        alpha = (x - (origin + (q_key.to(xs.dtype) + 0.5) * h)) / h
+        apow = torch.linalg.vander(alpha, N=terms)                                    # (chunk, P)
+        coeff = flat_local.index_select(0, q_row).view(-1, 3, terms)                  # (chunk, 3, P)
+        sums = torch.bmm(coeff[:, :2], apow[:, :, None])[..., 0]                   # (chunk, 2)
+        size = torch.bmm(coeff[:, 2:], apow.abs()[:, :, None])[:, 0, 0]
+        num[r0:r0 + _QUERY_CHUNK] = torch.where(inside, sums[:, 0], 0.0)
+        den[r0:r0 + _QUERY_CHUNK] = torch.where(inside, sums[:, 1], 0.0)
+        mag[r0:r0 + _QUERY_CHUNK] = torch.where(inside, size, 0.0)
+    return num, den, mag, terms + 2 * reach
 
 
 def _gauss_sums(h: float, xq, xs, ys, loo: bool):

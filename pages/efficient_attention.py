@@ -35,14 +35,18 @@ with lesson_page("efficient_attention", C.ALL, question="ef.question", file_name
     with st.spinner(tr("spin.error")):
         err = cache.lesson_data("efficient_error", data=data, h=h, kind=kind, seed=seed)
     gains = [tr(f"ef.gain_{i}") for i in range(3)]
-    gain = lessons.four_times_features(err["slope"])
-    revealed = prediction("ef.gain", tr("ef.predict_q", kind=tr(f"ef.kind_{kind}")), gains, gain,
-                          tr("ef.predict_why", slope=f"{err['slope']:.2f}", factor=f"{4 ** -err['slope']:.2f}"))
-    show_lesson("efficient_error", err, answer=tr("fig.answer_is", answer=gains[gain]) if revealed.shown else None)
-    st.markdown(tr("ef.error_text", slope=f"{err['slope']:.2f}", orth=f"{err['mean_orthogonal']:.3f}",
-                   iid=f"{err['mean_iid']:.3f}"))
+    feat = lessons.feature_error_summary(err)
+    revealed = prediction("ef.gain", tr("ef.predict_q", kind=tr(f"ef.kind_{kind}")), gains, 1,   # σ/√m: halved
+                          tr("ef.predict_why", slope=f"{err['slope']:.2f}", factor=f"{feat['factor']:.2f}",
+                             caveat=tr("ef.predict_rare") if feat["rare"] else ""))
+    show_lesson("efficient_error", err, answer=tr("fig.answer_is", answer=gains[1]) if revealed.shown else None)
+    st.markdown(tr("ef.error_text", slope=f"{err['slope']:.2f}", share=f"{err['orth_share']:.2f}",
+                   orth_clause=tr("ef.orth_helps" if feat["helps"] else "ef.orth_barely"), n_keys=err["n_keys"],
+                   draws=err["draws"]))
     if kind == "positive":
-        st.caption(tr("ef.positive_text", reach=f"{err['reach']:.1f}"))
+        st.caption(tr("ef.positive_text", reach=f"{err['reach']:.1f}", theory=f"{err['theory'][-1]:.3g}",
+                      measured=f"{err['iid'][-1]:.3g}") + (tr("punct.space") + tr("ef.positive_rare")
+                                                            if feat["rare"] else ""))
 
     st.subheader(tr("ef.online_header"))
     c1, c2, c3 = st.columns(3)

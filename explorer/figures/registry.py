@@ -412,43 +412,41 @@ def _draw_zoo(z: dict, lang: str):
                            axes=upload_axes(z, lang))
 
 
-def _rf_error(data: Mapping, h: float, kind: str, seed: int, draws: int = 6) -> dict:
-    """Mean L1 error of the weight rows and RMS error of the fit against the exact ones, for m from 8 to
-    1,024, iid and orthogonal directions, each averaged over ``draws`` independent maps (every 4th query)."""
-    from ..regression import nw_weights
+ERROR_DRAWS = 16               # random maps per point of the error figure
+ERROR_KEYS = 300               # keys it uses at most (evenly spaced among the sorted training points)
 
-    grid, x, y = data["x_grid"][::4], data["x"], data["y"]
-    exact_w = nw_weights(grid, x, "gaussian", h).numpy()
-    out = {"m": np.array(FEATURE_COUNTS, dtype=float), "kind": kind, "reach": float(np.abs(x).max() / h)}
-    for orthogonal in (False, True):
-        w_err, f_err = [], []
-        for m in FEATURE_COUNTS:
-            ws = [_rf_weights(grid, x, h, m, kind, orthogonal, seed * 1000 + r) for r in range(draws)]
-            w_err.append(np.mean([np.nanmean(np.abs(w - exact_w).sum(1)) for w in ws]))
-            f_err.append(np.mean([np.sqrt(np.nanmean((w @ y - exact_w @ y) ** 2)) for w in ws]))
-        name = "orthogonal" if orthogonal else "iid"
-        out[f"weights_{name}"], out[f"fit_{name}"] = np.array(w_err), np.array(f_err)
-    out["theory"] = out["weights_iid"][-1] * np.sqrt(FEATURE_COUNTS[-1] / out["m"])   # c / sqrt(m), through m = 1024
-    tail = out["m"] >= 64                              # log-log slope of the iid weight error from m = 64 on
-    out["slope"] = float(np.polyfit(np.log(out["m"][tail]), np.log(out["weights_iid"][tail]), 1)[0])
-    out["mean_iid"], out["mean_orthogonal"] = float(out["weights_iid"].mean()), float(out["weights_orthogonal"].mean())
-    return out
+
+def _rf_error(data: Mapping, h: float, kind: str, seed: int) -> dict:
+    """The random-feature estimate's RMS error against the exact Gaussian kernel for m from 8 to 1,024, iid and
+    orthogonal directions (``efficient.kernel_estimate_error``: ``ERROR_DRAWS`` nested draws, every 8th query of
+    the grid, at most ``ERROR_KEYS`` keys), with the exact iid theory σ/√m; the fitted slope of the iid curve
+    from m = 64 on, and the orthogonal curve as a share of the iid one."""
+    from ..efficient import kernel_estimate_error
+
+    x = np.asarray(data["x"])
+    keys = x[np.linspace(0, len(x) - 1, ERROR_KEYS).round().astype(int)] if len(x) > ERROR_KEYS else x
+    queries = np.asarray(data["x_grid"])[::8]
+    iid, orth = (kernel_estimate_error(queries, keys, h, kind, o, seed, FEATURE_COUNTS, ERROR_DRAWS)
+                 for o in (False, True))
+    m = iid["m"]
+    tail = m >= 64
+    slope = float(np.polyfit(np.log(m[tail]), np.log(iid["rms"][tail]), 1)[0])
+    return {"m": m, "kind": kind, "iid": iid["rms"], "orthogonal": orth["rms"], "theory": iid["theory"],
+            "slope": slope, "orth_share": float(np.mean(orth["rms"] / iid["rms"])), "draws": ERROR_DRAWS,
+            "n_keys": len(keys), "reach": float(np.abs(x).max() / h)}
 
 
 @lesson_figure("efficient_error", "efficient_attention", _rf_error, marks=("answer",))
 def _draw_error(e: dict, lang: str):
-    """``answer``: a label on the iid weight error at m = 256, four times the page's default m."""
+    """``answer``: a label on the iid error at m = 256, four times the page's default m."""
     iid, orth, theory = t("ef.w_iid", lang), t("ef.w_orth", lang), t("ef.theory", lang)
-    fit_iid, fit_orth = t("ef.fit_iid", lang), t("ef.fit_orth", lang)
-    fig = common.lines(e["m"], {iid: e["weights_iid"], orth: e["weights_orthogonal"], fit_iid: e["fit_iid"],
-                                fit_orth: e["fit_orthogonal"], theory: e["theory"]},
+    fig = common.lines(e["m"], {iid: e["iid"], orth: e["orthogonal"], theory: e["theory"]},
                        t("ef.error_title", lang), t("ef.m_axis", lang), t("ef.error_axis", lang), log_x=True,
-                       log_y=True, mode="lines+markers", dashes={theory: "dot", fit_iid: "dash", fit_orth: "dash"},
-                       colors={iid: PALETTE[0], fit_iid: PALETTE[0], orth: PALETTE[1], fit_orth: PALETTE[1],
-                               theory: "#222"})
+                       log_y=True, mode="lines+markers", dashes={theory: "dot"},
+                       colors={iid: PALETTE[0], orth: PALETTE[1], theory: "#222"})
     if e.get("answer"):
         i = int(np.flatnonzero(e["m"] == 256)[0])
-        mark_answer(fig, 256.0, float(e["weights_iid"][i]), e["answer"])
+        mark_answer(fig, 256.0, float(e["iid"][i]), e["answer"])
     return fig
 
 
@@ -554,7 +552,7 @@ def _cost(d: int, lengths: tuple[int, ...] = COST_LENGTHS, block: int = 1024, se
         rows["n"].append(n)
         rows["dense"].append(best(lambda q=q, k=k, v=v: torch.softmax(q @ k.T / d ** 0.5, -1) @ v)
                              if n <= DENSE_MAX else np.nan)
-        rows["online"].append(best(lambda q=q, k=k, v=v: online_softmax_attention(q, k, v, block)))
+        rows["online"].append(best(lambda q=q, k=k, v=v: online_softmax_attention(q, k, v, block, record=False)))
         rows["linear"].append(best(lambda q=q, k=k, v=v: linear_attention(q, k, v)))
         rows["dense_bytes"].append(2 * n * n * 4)                       # logits and weights, N × N each
         rows["online_bytes"].append(2 * n * min(block, n) * 4 + n * (d + 2) * 4)   # one block, running sums

@@ -92,6 +92,76 @@ def test_causal_recurrence_equals_the_masked_parallel_form(feature_map):
                                linear_attention(q[0], k[0], v[0], feature_map, causal=True), atol=1e-12, rtol=1e-10)
 
 
+@pytest.mark.parametrize("length, chunk", [(1, 4), (9, 4), (16, 4), (17, 16), (300, 128)])
+def test_causal_linear_attention_in_chunks_equals_the_parallel_form(length, chunk):
+    """The chunked computation (one state and one chunk at a time) at chunk boundaries and past them."""
+    g = torch.Generator().manual_seed(length)
+    q, k, v = (torch.randn(2, length, 5, generator=g, dtype=D64) * 0.5 for _ in range(3))
+    mask = torch.ones(length, length, dtype=torch.bool).tril()
+    torch.testing.assert_close(linear_attention(q, k, v, causal=True, chunk_size=chunk),
+                               linear_attention_masked(q, k, v, mask), atol=1e-12, rtol=1e-10)
+
+
+def _plain(phi, q, k, v, causal):
+    """Random-feature attention with unshifted features: num / den (NaN where den underflowed to 0)."""
+    fq, fk = phi(q), phi(k)
+    if causal:
+        num = torch.stack([fq[t] @ (fk[:t + 1].T @ v[:t + 1]) for t in range(q.shape[0])])
+        den = (fq * torch.cumsum(fk, 0)).sum(-1)
+    else:
+        num, den = fq @ (fk.T @ v), fq @ fk.sum(0)
+    return num / den[:, None]
+
+
+PEAK_CHILD = r"""
+import sys, torch
+from explorer.efficient import linear_attention
+def hwm():
+    return next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmHWM"))
+g = torch.Generator().manual_seed(0)
+q, k, v = (torch.randn(16384, 64, generator=g) for _ in range(3))
+linear_attention(q[:256], k[:256], v[:256], causal=True)          # warm the code paths
+base = hwm()
+linear_attention(q, k, v, causal=True)
+print(hwm() - base)
+"""
+
+
+def test_causal_linear_attention_holds_one_state_not_one_per_token():
+    """At N = 16,384, m = dv = 64 in float32 the per-token states would take 268 MB; chunked, the peak grows by
+    less than 64 MB (a child process's high-water mark: memory, deterministic, not time)."""
+    import subprocess
+    import sys
+
+    extra = int(subprocess.run([sys.executable, "-c", PEAK_CHILD], capture_output=True, text=True,
+                               check=True).stdout)
+    assert extra < 64 * 2 ** 20, f"+{extra / 2 ** 20:.0f} MB"
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_positive_features_are_stabilised_against_underflow(causal):
+    """Performer's shifts (each query row by its own largest exponent, all keys by one) cancel in the ratio: where the
+    unshifted float32 estimate is finite (q, k ~ N(0, 1) at d = 64) the shifted one equals it; at 3·N(0, 1) the
+    unshifted float32 features are all-zero rows (the estimate is 0/0) and the shifted estimate is finite, and for
+    full attention it equals the unshifted float64 one; at 5·N(0, 1), where float64 underflows too, it stays finite."""
+    g = torch.Generator().manual_seed(0)
+    phi = random_feature_map(64, 256, "positive", seed=3)
+    v = torch.randn(48, 4, generator=g)
+    q, k = (torch.randn(48, 64, generator=g) for _ in range(2))
+    plain = _plain(phi, q, k, v, causal)
+    assert bool(torch.isfinite(plain).all())
+    torch.testing.assert_close(linear_attention(q, k, v, phi, causal=causal), plain, rtol=1e-4, atol=1e-5)
+    for scale in (3.0, 5.0):
+        q, k = (torch.randn(48, 64, generator=g) * scale for _ in range(2))
+        assert bool((phi(q).sum(-1) == 0).all())                  # the problem: every row zero in float32
+        out = linear_attention(q, k, v, phi, causal=causal)
+        assert bool(torch.isfinite(out).all()) and float(out.abs().max()) > 0
+        if scale == 3.0 and not causal:
+            reference = _plain(phi, q.double(), k.double(), v.double(), causal)
+            assert bool(torch.isfinite(reference).all())
+            torch.testing.assert_close(out.double(), reference, rtol=1e-3, atol=1e-4)
+
+
 def test_linear_attention_by_a_brute_force_double_loop():
     g = torch.Generator().manual_seed(4)
     q, k, v = torch.randn(4, 3, generator=g, dtype=D64), torch.randn(6, 3, generator=g, dtype=D64), \

@@ -115,3 +115,31 @@ def test_gauss_transform_plan_meets_its_bound():
     hf = fastsum._hermite_functions(s, 60)                              # He_k(s) exp(-s²/2)
     for k in range(60):
         assert float((hf[:, k].abs() * torch.exp(s * s / 4)).max()) <= fastsum._CRAMER * math.sqrt(math.factorial(k))
+
+
+FGT_PEAK_CHILD = r"""
+import torch
+from explorer.fastsum import kernel_sums
+from explorer.kernels import get_kernel
+def hwm():
+    return next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmHWM"))
+g = torch.Generator().manual_seed(0)
+x = torch.rand(20_000, generator=g, dtype=torch.float64) * 6 - 3
+y = torch.sin(x)
+q = torch.linspace(-3, 3, 500_000, dtype=torch.float64)
+kernel_sums(get_kernel("gaussian"), 0.3, q[:1000], x, y)          # warm the code paths
+base = hwm()
+kernel_sums(get_kernel("gaussian"), 0.3, q, x, y)
+print(hwm() - base)
+"""
+
+
+def test_the_fast_gauss_transform_takes_its_queries_in_chunks():
+    """500,000 queries: the expansion's (queries, 3, P) coefficients are built a chunk at a time, so the peak grows
+    by the outputs' few MB and one chunk (it was about 600 MB), measured as a child process's high-water mark."""
+    import subprocess
+    import sys
+
+    extra = int(subprocess.run([sys.executable, "-c", FGT_PEAK_CHILD], capture_output=True, text=True,
+                               check=True).stdout)
+    assert extra < 128 * 2 ** 20, f"+{extra / 2 ** 20:.0f} MB"
