@@ -164,10 +164,33 @@ def wrong_widths(d: int, tau: float) -> dict:
 
 SCORE_WINDOW = 10     # the score table averages each head's metrics over the last 10 steps
 
+# What the induction task's models do at its defaults after 600 steps, seeds 0-9, on the page's evaluation batch
+# (tests/lessons/test_live_training.py trains all ten and checks every number): nine form the textbook pair, seed 3
+# reaches the same loss another way.
+INDUCTION_SEEDS = {
+    "odd": (3,),
+    "prev": (0.70, 0.88),          # best layer-0 prevtok of the nine (first copy)
+    "ind": (0.96, 0.98),           # both layer-1 heads' induction score, the nine
+    "l1_copy": (1.00, 1.00),       # layer-1 copying scores, the nine
+    "l0_copy": (0.61, 0.97),       # layer-0 copying scores, the nine
+    "odd_copy": (-0.97, -0.07),    # seed 3's layer-1 copying scores
+}
+COVER_ALONE, COVER_TOGETHER = 0.25, 0.5     # cover: each alone < 25 %, all together > 50 % of the gap
 
-def score_table(history, n_layers: int, n_heads: int, lang: str = "en", scores: bool = True):
+
+def cover(alone: list[float], together: float, gap: float) -> dict:
+    """Whether a layer's heads cover for each other: each switched off alone raises the loss by less than
+    ``COVER_ALONE`` of the untrained-to-trained ``gap``, all together by more than ``COVER_TOGETHER`` of it."""
+    alone_share = max(alone) / gap if gap > 0 else math.nan
+    together_share = together / gap if gap > 0 else math.nan
+    return {"alone": alone_share, "together": together_share,
+            "covers": bool(alone_share < COVER_ALONE and together_share > COVER_TOGETHER)}
+
+
+def score_table(history, n_layers: int, n_heads: int, lang: str = "en", scores: bool = True,
+                baseline: dict | None = None):
     """One row per head: mean entropy and (``scores``: token tasks) the previous-token and induction scores
-    over the last steps."""
+    over the last steps; ``baseline`` (entropy, prevtok, induction of uniform attention) adds a last row for it."""
     import pandas as pd
 
     from .i18n import t
@@ -181,6 +204,13 @@ def score_table(history, n_layers: int, n_heads: int, lang: str = "en", scores: 
                 row[t("lt.col_prevtok", lang)] = round(float(tail[f"prevtok_l{layer}_h{h}"].mean()), 3)
                 row[t("lt.col_induction", lang)] = round(float(tail[f"induction_l{layer}_h{h}"].mean()), 3)
             rows.append(row)
+    if baseline is not None:
+        row = {t("lt.col_head", lang): t("lt.uniform_row", lang),
+               t("lt.col_entropy", lang): round(float(baseline["entropy"]), 3)}
+        if scores:
+            row[t("lt.col_prevtok", lang)] = round(float(baseline["prevtok"]), 3)
+            row[t("lt.col_induction", lang)] = round(float(baseline["induction"]), 3)
+        rows.append(row)
     return pd.DataFrame(rows)
 
 

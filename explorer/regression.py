@@ -593,11 +593,28 @@ def _largest_nearest_gap(xt: torch.Tensor) -> float:
 
 
 def boxcar_loo_steps(xt: torch.Tensor, yt: torch.Tensor, lo: float, hi: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """The boxcar's exact leave-one-out curve on [lo, hi]: it is constant between the distances |x_i − x_j|
-    (K = 1[|u| <= 1] takes point j into point i's window from h = |x_i − x_j| on). Returns ``starts`` (lo, then
-    each distance in (lo, hi], sorted) and ``mse`` (the error on [starts[k], starts[k + 1]), the last step up to
-    hi; inf while some point has no neighbour). O(N²) memory and time, all in float64.
+    """The boxcar's exact leave-one-out curve on [lo, hi], step by step.
 
+    The curve is constant between the distances |x_i − x_j|: K = 1[|u| <= 1] takes point j into point i's window
+    from h = |x_i − x_j| on, so sweeping the pairs in order of distance updates two points' predictions at a time.
+    O(N²) memory and time, all in float64.
+
+    Parameters
+    ----------
+    xt, yt : torch.Tensor, shape (N,)
+        Training inputs and targets.
+    lo, hi : float
+        The range of bandwidths (0 < lo < hi).
+
+    Returns
+    -------
+    (starts, mse) : (torch.Tensor, torch.Tensor)
+        ``starts``: lo, then each distance in (lo, hi], sorted (distances equal but for rounding merged);
+        ``mse``: the leave-one-out error on [starts[k], starts[k + 1]), the last step up to hi; inf while some
+        point has no neighbour.
+
+    Examples
+    --------
     >>> import torch
     >>> x, y = (torch.tensor(v, dtype=torch.float64) for v in ([0.0, 1.0, 3.0], [0.0, 1.0, 2.0]))
     >>> starts, mse = boxcar_loo_steps(x, y, 0.5, 5.0)

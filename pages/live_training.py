@@ -32,7 +32,7 @@ with lesson_page("live_training", live.CONTROLS, question="lt.question",
 
     with explanation("ui.what_to_notice"):
         task = st.session_state["train.task"]
-        st.markdown(tr("lt.watch", task=tr(f"taskname.{task}"), text=tr(f"watch.{task}")))
+        st.markdown(tr("lt.watch", task=tr(f"taskname.{task}"), text=live.watch_text(trainer)))
 
     with explanation("ui.formula"):
         st.latex(r"\alpha^{(\ell,h)} = \operatorname{softmax}\!\left(\frac{Q K^\top}{\tau\sqrt{d_k}} + M\right),"

@@ -13,7 +13,7 @@ from explorer.ui.figure import show, show_lesson
 from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page_controls import SoftmaxKernel as C
 from explorer.ui.predict import prediction
-from explorer.ui.state import lecture_mode, say, tr
+from explorer.ui.state import lang, lecture_mode, say, tr
 
 IDENTITY = (r"\exp\!\left(\frac{q\cdot k}{\tau}\right) = \exp\!\left(-\frac{\|q-k\|^2}{2\tau}\right)"
             r"\exp\!\left(\frac{\|q\|^2}{2\tau}\right)\exp\!\left(\frac{\|k\|^2}{2\tau}\right)")
@@ -96,7 +96,7 @@ with lesson_page("softmax_kernel", C.ALL, question="sk.question", file_name=C.FI
     with right:
         w_top = cache.topk_weights(d, n_keys, spread, tau, seed, k_top)
         show(heatmap(w_top, None, None, tr("sk.topk_heat", k=k_top), tr("sk.key_j"), tr("sk.query_i"), height=380,
-                     colorbar_title=tr("fig.weight")), key="topk_heatmap")
+                     colorbar_title=tr("fig.weight"), lang=lang()), key="topk_heatmap")
     kept = float(topk.loc[topk["k_top"] == k_top, "dense_mass_kept"].iloc[0])
     st.markdown(tr("sk.topk_text", k=k_top, n=n_keys, kept=f"{kept:.1%}"))
 

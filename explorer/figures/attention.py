@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import t
+from .common import hover
 from .regression import data_traces
 from .style import NORMAL, Line, Style, figure
 
@@ -22,7 +23,8 @@ def query_row_figure(x: np.ndarray, y: np.ndarray, weights: np.ndarray, x_query:
         "marker": {"size": 4 + 26 * np.sqrt(w / wmax) * style.marker_size / 6, "color": w, "cmin": 0,
                    "colorscale": "Viridis", "colorbar": {"title": {"text": t("fig.weight", lang)}},
                    "line": {"width": 0.5, "color": "#333"}},
-        "hovertemplate": "x=%{x:.3f}<br>y=%{y:.3f}<br>weight=%{marker.color:.4f}<extra></extra>"})
+        "hovertemplate": hover((t("fig.x", lang), t("fig.y", lang), t("fig.weight", lang)),
+                               ("%{x:.3f}", "%{y:.3f}", "%{marker.color:.4f}"), lang)})
     if np.isfinite(estimate):
         traces.append({"type": "scatter", "x": [x_query], "y": [estimate], "mode": "markers",
                        "name": t("fig.estimate", lang, value=f"{estimate:.3f}"),

@@ -7,15 +7,23 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from ..i18n import t
 from .style import HEAT_SCALE, NORMAL, PALETTE, Line, Style, figure, grid_axes, line_trace, place_title
 
 MAX_DISPLAY_CELLS = 250_000
 
 
-def _hover(x_title: str, y_title: str, z_title: str) -> str:
-    """Hover text in the figure's own language: its axis and colour-bar titles name the three numbers."""
-    esc = [s.replace("%", "%%") for s in (x_title, y_title, z_title)]
-    return f"{esc[0]}: %{{x}}<br>{esc[1]}: %{{y}}<br>{esc[2]}: %{{z:.4g}}<extra></extra>"
+def hover(names: Sequence[str], fields: Sequence[str], lang: str = "en") -> str:
+    """Hover text in the figure's own language: one line per value, "name: value" with the language's colon
+    (the names are the figure's own axis or colour-bar titles, so they are already translated); ``fields`` are
+    plotly's references, e.g. ``"%{x:.3f}"``."""
+    colon = t("punct.colon", lang)
+    lines = [f"{name.replace('%', '%%')}{colon}{field}" for name, field in zip(names, fields, strict=True)]
+    return "<br>".join(lines) + "<extra></extra>"
+
+
+def _hover(x_title: str, y_title: str, z_title: str, lang: str = "en") -> str:
+    return hover((x_title, y_title, z_title), ("%{x}", "%{y}", "%{z:.4g}"), lang)
 
 
 def downsample(z: np.ndarray, rows: np.ndarray, cols: np.ndarray, max_cells: int = MAX_DISPLAY_CELLS):
@@ -42,13 +50,14 @@ def _pool1(a: np.ndarray) -> np.ndarray:
 def heatmap(z: np.ndarray, x: Sequence | None, y: Sequence | None, title: str, x_title: str, y_title: str,
             zmax: float | None = None, colorbar_title: str = "weight", style: Style = NORMAL,
             height: int | None = None, colorscale: str = HEAT_SCALE, zmin: float = 0.0,
-            reverse_y: bool = True, extra_traces: Sequence[dict] = ()) -> go.Figure:
-    """A single heatmap; colour scale from ``zmin`` (0 for weights) with a titled colour bar."""
+            reverse_y: bool = True, extra_traces: Sequence[dict] = (), lang: str = "en") -> go.Figure:
+    """A single heatmap; colour scale from ``zmin`` (0 for weights) with a titled colour bar; hover text in
+    ``lang``."""
     z = np.asarray(z, dtype=float)
     trace = {"type": "heatmap", "z": z, "x": x, "y": y, "zmin": zmin, "name": colorbar_title,
              "zmax": zmax if zmax is not None else float(np.nanmax(z)) or 1.0, "colorscale": colorscale,
              "colorbar": {"title": {"text": colorbar_title}},
-             "hovertemplate": _hover(x_title, y_title, colorbar_title)}
+             "hovertemplate": _hover(x_title, y_title, colorbar_title, lang)}
     return figure([trace, *extra_traces], title, x_title, y_title, style, height, reverse_y=reverse_y)
 
 
@@ -56,7 +65,7 @@ def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence 
                  title: str, x_title: str, y_title: str, cols: int | None = None,
                  zmax: float | None = None, colorbar_title: str = "weight", style: Style = NORMAL,
                  height: int | None = None, extra_traces: Sequence[Sequence[dict]] = (),
-                 square: bool = False) -> go.Figure:
+                 square: bool = False, lang: str = "en") -> go.Figure:
     """Small multiples on one shared colour scale (0 to the largest value of all panels).
 
     ``extra_traces[i]`` are drawn on panel i (their axis references are filled in); ``square``: cells are
@@ -79,9 +88,9 @@ def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence 
         xr, yr = refs[i]
         traces.append({"type": "heatmap", "z": np.asarray(m, dtype=float), "x": x, "y": y, "coloraxis": "coloraxis",
                        "name": titles[i],
-                       "xaxis": xr, "yaxis": yr, "hovertemplate": _hover(x_title, y_title, colorbar_title)})
-        for t in (extra_traces[i] if i < len(extra_traces) else ()):
-            traces.append({**t, "xaxis": xr, "yaxis": yr})
+                       "xaxis": xr, "yaxis": yr, "hovertemplate": _hover(x_title, y_title, colorbar_title, lang)})
+        for extra in (extra_traces[i] if i < len(extra_traces) else ()):
+            traces.append({**extra, "xaxis": xr, "yaxis": yr})
     layout = {**axes, "coloraxis": {"colorscale": HEAT_SCALE, "cmin": 0.0, "cmax": zmax,
                                     "colorbar": {"title": {"text": colorbar_title}}}}
     fig = figure(traces, title, "", "", style, height or max(300, 280 * rows), layout=layout)

@@ -60,7 +60,8 @@ def masked_pair(left: np.ndarray, right: np.ndarray, mask: np.ndarray, titles: t
     fig = heatmap_grid([left, right], list(titles), None, None, t("fig.mask_pair_title", lang),
                        t("fig.key_pos", lang), t("fig.query_pos", lang), cols=2, style=style, height=430,
                        colorbar_title=t("fig.weight", lang),
-                       extra_traces=[[masked_marks(mask, style, True, lang)], [masked_marks(mask, style, False, lang)]])
+                       extra_traces=[[masked_marks(mask, style, True, lang)], [masked_marks(mask, style, False, lang)]],
+                       lang=lang)
     fig.update_layout(showlegend=True, legend_y=-0.3, margin_b=120, height=fig.layout.height + 50)
     return fig
 
@@ -71,7 +72,7 @@ def gradient_heatmap(grad: np.ndarray, mask: np.ndarray, title: str, style: Styl
     return heatmap(grad, None, None, title, t("fig.key_pos", lang), t("fig.query_pos", lang),
                    colorbar_title=t("fig.gradient", lang),
                    colorscale="RdBu", zmin=-lim, zmax=lim, height=380, style=style,
-                   extra_traces=[masked_marks(mask, style, False, lang, on="gradient")])
+                   extra_traces=[masked_marks(mask, style, False, lang, on="gradient")], lang=lang)
 
 
 def leak_bars(modes: Sequence[str], leaks: dict[str, Sequence[float]], tol: float, style: Style = NORMAL,

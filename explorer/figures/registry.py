@@ -155,7 +155,7 @@ def _draw_weights(d: dict, lang: str):
     z, rows, cols, _ = common.downsample(d["weights"], d["x_query"], d["x_key"])
     title = t("ah.heat_title", lang, kernel=t(f"kernel.{d['kernel']}", lang), h=f"{d['h']:g}")
     return common.heatmap(z, np.round(cols, 3), np.round(rows, 3), title, t("ah.key_axis", lang),
-                          t("ah.query_axis", lang), height=520, colorbar_title=t("fig.weight", lang))
+                          t("ah.query_axis", lang), height=520, colorbar_title=t("fig.weight", lang), lang=lang)
 
 
 def _sweep(data: Mapping, kernel: str, bandwidths: tuple[float, ...], n_queries: int) -> dict:
@@ -175,7 +175,7 @@ def _draw_sweep(d: dict, lang: str):
     return common.heatmap_grid([m[0] for m in mats], titles, np.round(cols, 2),
                                np.round(rows, 2), t("ah.sweep_title", lang, kernel=t(f"kernel.{d['kernel']}", lang)),
                                t("ah.key_short", lang), t("ah.query_short", lang), cols=min(4, len(mats)),
-                               colorbar_title=t("fig.weight", lang))
+                               colorbar_title=t("fig.weight", lang), lang=lang)
 
 
 # --------------------------------------------------------------------------- Softmax is a kernel
@@ -198,7 +198,7 @@ def _draw_bridge(r: dict, lang: str):
     fig = common.heatmap_grid([r["dot"], r["gauss"]], [t("sk.dot_title", lang, tau=f"{tau:.3g}"),
                                                        t("sk.gauss_title", lang, sigma=f"{np.sqrt(tau):.3g}")],
                               None, None, t("sk.side_title", lang), t("sk.key_j", lang), t("sk.query_i", lang),
-                              cols=2, height=380, colorbar_title=t("fig.weight", lang))
+                              cols=2, height=380, colorbar_title=t("fig.weight", lang), lang=lang)
     if r.get("answer"):
         row, col = np.unravel_index(np.argmax(np.abs(r["dot"] - r["gauss"])), r["dot"].shape)
         mark_answer(fig, int(col), int(row), r["answer"], axes=("x2", "y2"), above=row > r["dot"].shape[0] / 3)
@@ -267,7 +267,7 @@ def _draw_param_rows(pf: dict, lang: str):
                                [t("sk.learned_layer", lang), t("sk.gauss_h", lang, h=f"{pf['h_opt']:.3g}")],
                                np.round(pf["x_used"], 2), [f"x = {pf['x_grid'][i]:.2f}" for i in picks],
                                t("sk.rows_title", lang), t("ah.key_short", lang), t("sk.query", lang), cols=2,
-                               height=300, colorbar_title=t("fig.weight", lang))
+                               height=300, colorbar_title=t("fig.weight", lang), lang=lang)
 
 
 @lesson_figure("param_fit", "softmax_kernel", _parametric)
@@ -519,7 +519,7 @@ def _draw_rnn(r: dict, lang: str):
     cells = [f"v{i + 1}" for i in range(z.shape[1])], [f"φ{i + 1}" for i in range(z.shape[0])]   # category labels
     return common.heatmap(z, *cells, t("ef.state_title", lang, t=t_), t("ef.state_col", lang),
                           t("ef.state_row", lang), zmin=-top, zmax=top, colorbar_title=t("ef.state_value", lang),
-                          colorscale="RdBu_r", reverse_y=True, height=360)
+                          colorscale="RdBu_r", reverse_y=True, height=360, lang=lang)
 
 
 COST_LENGTHS = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)

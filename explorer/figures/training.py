@@ -64,7 +64,7 @@ def attention_maps_figure(maps: list[np.ndarray], style: Style = NORMAL, lang: s
     titles = [t("fig.layer_head", lang, layer=layer, head=h) for layer in range(n_layers) for h in range(n_heads)]
     fig = heatmap_grid(mats, titles, None, None, t("fig.maps_title", lang), x_title or t("fig.key_position", lang),
                        y_title or t("fig.query_position", lang), cols=n_heads, zmax=1.0, style=style,
-                       height=max(320, 320 * n_layers), colorbar_title=t("fig.weight", lang), square=True)
+                       height=max(320, 320 * n_layers), colorbar_title=t("fig.weight", lang), square=True, lang=lang)
     if block is not None:
         q0, q1, k0, k1 = block
         for i in range(len(mats)):
@@ -184,9 +184,10 @@ def importance_figure(importance: dict, untrained: float | None = None, answer: 
 
 
 def scores_figure(df: pd.DataFrame, n_layers: int, n_heads: int, style: Style = NORMAL,
-                  lang: str = "en") -> go.Figure:
+                  lang: str = "en", baseline: dict | None = None) -> go.Figure:
     """Previous-token scores of layer 0 and induction scores of the later layers per head against step, with
-    the loss on a second axis: the phase change (scores jump as the loss drops) in one figure."""
+    the loss on a second axis: the phase change (scores jump as the loss drops) in one figure; ``baseline``:
+    uniform attention's two scores as labelled dotted lines."""
     df = _thin(df)
     traces = []
     for layer in range(n_layers):
@@ -196,8 +197,10 @@ def scores_figure(df: pd.DataFrame, n_layers: int, n_heads: int, style: Style = 
                                      t(f"fig.score_{kind}", lang, layer=layer, head=h), PALETTE[h % len(PALETTE)],
                                      style, dash="solid" if layer == 0 else "dash"))
     traces.append(line_trace(df["step"], df["loss"], t("fig.loss", lang), "#555555", style, dash="dot", yaxis="y2"))
+    refs = [Line(baseline[k], t(f"fig.uniform_{k}", lang, value=f"{baseline[k]:.2f}"), "y", dash="dot")
+            for k in ("prevtok", "induction")] if baseline else []
     return figure(traces, t("fig.scores_title", lang), t("fig.step", lang), t("fig.score_axis", lang), style,
-                  height=380, yaxis={"range": [0, 1.05]},
+                  height=380, yaxis={"range": [0, 1.05]}, lines=refs,
                   layout={"yaxis2": {"title": {"text": t("fig.loss_log", lang)}, "overlaying": "y", "side": "right",
                                      "showgrid": False, "type": "log", "automargin": True}})
 
@@ -209,4 +212,4 @@ def qk_figure(matrix: np.ndarray, layer: int, head: int, style: Style = NORMAL, 
     lim = float(np.abs(matrix).max()) or 1.0
     return heatmap(matrix, None, None, t("fig.qk_title", lang, layer=layer, head=head), t("fig.key_token", lang),
                    t("fig.query_token", lang), colorbar_title=t("fig.qk_logit", lang), colorscale="RdBu_r",
-                   zmin=-lim, zmax=lim, height=420, style=style)
+                   zmin=-lim, zmax=lim, height=420, style=style, lang=lang)

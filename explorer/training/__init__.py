@@ -17,6 +17,7 @@ from .trainer import (
     head_scores_steps,
     head_warnings,
     learning_rate,
+    uniform_scores,
 )
 
 __all__ = [
@@ -47,4 +48,5 @@ __all__ = [
     "make_task",
     "ov_circuit",
     "qk_circuit",
+    "uniform_scores",
 ]

@@ -131,6 +131,29 @@ def head_scores(model, batch, temperature: float = 1.0) -> dict[str, float]:
     return head_scores_steps([weights], [batch])[0]
 
 
+def uniform_scores(task: Task, batch: Batch) -> dict[str, float]:
+    """The baseline of every head score: ``prevtok`` and ``induction`` of uniform attention (each query spreads its
+    weight evenly over the keys it may see: t + 1 of them in a causal task), on the same rows of ``batch`` and by
+    the same formula as the heads' scores. A head's score means something only against this.
+
+    >>> from explorer.training import make_task
+    >>> import torch
+    >>> task = make_task("reverse")                        # bidirectional, 12 positions: 1/12 on t - 1
+    >>> round(uniform_scores(task, task.batch(4, torch.Generator().manual_seed(0)))["prevtok"], 4)
+    0.0833
+    """
+    B, T = batch.inputs.shape[:2]
+    allowed = torch.ones(T, T, dtype=torch.bool, device=batch.inputs.device)
+    if task.causal:
+        allowed = allowed.tril()
+    if batch.attn_mask is not None:
+        allowed = allowed & batch.attn_mask.to(torch.bool)
+    w = allowed.float() / allowed.sum(-1, keepdim=True).clamp_min(1)
+    w = w.expand(B, 1, T, T)
+    row = head_scores_steps([[w]], [batch])[0]
+    return {"prevtok": row["prevtok_l0_h0"], "induction": row["induction_l0_h0"]}
+
+
 COLLAPSE_NATS, COLLAPSE_STEPS, DUPLICATE_SIM = 0.1, 50, 0.95
 MOVED_FRACTION = 0.8          # a head has "moved away from uniform" below this share of the entropy ceiling
 DIVERGE_FACTOR, DIVERGE_STEPS = 2.0, 20    # loss above twice its starting level for 20 steps in a row

@@ -45,6 +45,7 @@ from ..training import (
     make_task,
     ov_circuit,
     qk_circuit,
+    uniform_scores,
 )
 from ..training.circuits import HOW
 from .control import Control, stop_page
@@ -280,10 +281,14 @@ def live_view(trainer: Trainer) -> None:
                 show(entropy, key="entropy")
         if notes:                    # below the charts, in one box: several heads would push the charts off screen
             _head_notes(notes, task)
-        st.dataframe(lessons.score_table(df, cfg.n_layers, cfg.n_heads, lang(), scores=not task.regression),
-                     hide_index=True)
+        baseline = _uniform_baseline(trainer)
+        st.dataframe(lessons.score_table(df, cfg.n_layers, cfg.n_heads, lang(), scores=not task.regression,
+                                         baseline=baseline), hide_index=True)
         if not task.regression:
-            st.caption(tr("lt.scores_caption"))
+            st.caption(tr("lt.scores_caption", u_prev=f"{baseline['prevtok']:.2f}",
+                          u_ind=f"{baseline['induction']:.2f}",
+                          rows=tr("lt.rows_first_copy" if task.map_block(trainer.example) is not None
+                                  else "lt.rows_all")))
         if lecture_mode():
             return
     _maps(trainer, data, main=not rows)            # before the first step the maps are all there is to see
@@ -330,6 +335,18 @@ def _heads(trainer: Trainer) -> list[str]:
     return [f"l{layer}h{head}" for layer in range(trainer.config.n_layers) for head in range(trainer.config.n_heads)]
 
 
+def watch_text(trainer: Trainer) -> str:
+    """What to watch for on the current task; on the induction task, with what models at its defaults do across
+    seeds 0-9 (``lessons.INDUCTION_SEEDS``) against uniform attention's scores."""
+    task = trainer.task.name
+    if task != "induction":
+        return tr(f"watch.{task}")
+    seeds, base = lessons.INDUCTION_SEEDS, _uniform_baseline(trainer)
+    return tr("watch.induction", prev_lo=f"{seeds['prev'][0]:.2f}", prev_hi=f"{seeds['prev'][1]:.2f}",
+              ind_lo=f"{seeds['ind'][0]:.2f}", ind_hi=f"{seeds['ind'][1]:.2f}", u_prev=f"{base['prevtok']:.2f}",
+              u_ind=f"{base['induction']:.2f}")
+
+
 def eval_batch(trainer: Trainer):
     """The model's fixed evaluation batch (same tokens for every ablation and every step)."""
     key = ("train.eval_batch", id(trainer))
@@ -338,6 +355,18 @@ def eval_batch(trainer: Trainer):
         st.session_state["train.eval"] = trainer.task.batch(EVAL_SIZE, torch.Generator().manual_seed(EVAL_SEED)) \
             .to(trainer.device)
     return st.session_state["train.eval"]
+
+
+def _uniform_baseline(trainer: Trainer) -> dict:
+    """Entropy, prevtok and induction of uniform attention on the model's evaluation batch: what the head scores
+    of the table and the chart are to be read against."""
+    memo = st.session_state.get("train.uniform")
+    if memo is None or memo[0] != id(trainer):
+        scores = uniform_scores(trainer.task, eval_batch(trainer)) if not trainer.task.regression else \
+            {"prevtok": math.nan, "induction": math.nan}
+        memo = (id(trainer), {"entropy": trainer.task.entropy_ceiling(), **scores})
+        st.session_state["train.uniform"] = memo
+    return memo[1]
 
 
 def _loss_and_accuracy(trainer: Trainer, out, batch) -> tuple[float, float]:
@@ -377,11 +406,23 @@ def test_the_heads(trainer: Trainer) -> None:
                           tr("lt.predict_why", rise=f"{rise:.3g}"))
     show(importance_figure(importance, untrained, answer=top if revealed.shown else None, lang=lang()),
          key="importance")
-    st.caption(tr("lt.importance_caption", head=head_name(f"l{top[0]}h{top[1]}"), rise=f"{rise:.3g}",
-                  base=f"{importance['intact']:.3g}"))
+    caption = tr("lt.importance_caption", head=head_name(f"l{top[0]}h{top[1]}"), rise=f"{rise:.3g}",
+                 base=f"{importance['intact']:.3g}")
+    if cfg.n_layers >= 2 and cfg.n_heads >= 2 and trainer.history:    # do the last layer's heads cover for each other?
+        last = cfg.n_layers - 1
+        with trainer.lock:
+            together = _loss_and_accuracy(trainer, ablate(trainer.model, batch.inputs, [(last, h) for h in
+                                                                                        range(cfg.n_heads)],
+                                                          how, batch.attn_mask, trainer.temperature), batch)[0]
+        c = lessons.cover([importance[(last, h)] - importance["intact"] for h in range(cfg.n_heads)],
+                          together - importance["intact"], untrained - importance["intact"])
+        caption += tr("punct.space") + tr("lt.cover" if c["covers"] else "lt.no_cover", layer=last,
+                                          alone=f"{c['alone']:.0%}", together=f"{c['together']:.0%}")
+    st.caption(caption)
     rows = trainer.history
     if rows and not task.regression and cfg.n_layers >= 2:
-        show(scores_figure(pd.DataFrame(rows), cfg.n_layers, cfg.n_heads, lang=lang()), key="scores")
+        show(scores_figure(pd.DataFrame(rows), cfg.n_layers, cfg.n_heads, lang=lang(),
+                           baseline=_uniform_baseline(trainer)), key="scores")
     if not task.regression:
         _circuits(trainer, heads)
 
@@ -408,6 +449,22 @@ def _untrained_loss(trainer: Trainer, batch) -> float:
     return memo[1]
 
 
+def _composition(model, heads: list[str]) -> dict:
+    """K-composition of every layer-0 head (writing) with every layer-1 head (keys reading)."""
+    return {(a, b): k_composition(model, _pair(a), _pair(b))
+            for a in heads for b in heads if _pair(a)[0] == 0 and _pair(b)[0] == 1}
+
+
+def _initial_composition(trainer: Trainer, heads: list[str]) -> dict:
+    """The same K-composition of the model's initial weights, once per model: random weights compose too, and a
+    trained value means something only against it."""
+    memo = st.session_state.get("train.kcomp_init")
+    if memo is None or memo[0] != id(trainer):
+        memo = (id(trainer), _composition(trainer.initial_model(), heads))
+        st.session_state["train.kcomp_init"] = memo
+    return memo[1]
+
+
 def _circuits(trainer: Trainer, heads: list[str]) -> None:
     cfg = trainer.config
     st.markdown(tr("lt.circuits_text"))
@@ -417,11 +474,14 @@ def _circuits(trainer: Trainer, heads: list[str]) -> None:
     with trainer.lock:
         qk = qk_circuit(trainer.model, layer, head)
         copying = {h: copying_score(ov_circuit(trainer.model, *_pair(h))) for h in heads}
-        composition = {(a, b): k_composition(trainer.model, _pair(a), _pair(b))
-                       for a in heads for b in heads if _pair(a)[0] == 0 and _pair(b)[0] == 1}
+        composition = _composition(trainer.model, heads)
+    at_init = _initial_composition(trainer, heads)
     show(qk_figure(qk, layer, head, lang=lang()), key="qk")
     if trainer.task.map_block(trainer.example) is not None:       # the induction task: its heads should copy
-        st.caption(tr("lt.circuits_induction"))
+        seeds = lessons.INDUCTION_SEEDS
+        st.caption(tr("lt.circuits_induction", l1_lo=f"{seeds['l1_copy'][0]:.2f}", l1_hi=f"{seeds['l1_copy'][1]:.2f}",
+                      l0_lo=f"{seeds['l0_copy'][0]:.2f}", l0_hi=f"{seeds['l0_copy'][1]:.2f}",
+                      odd=tr("punct.list").join(f"{v:.2f}" for v in seeds["odd_copy"])))
     table = pd.DataFrame({tr("lt.col_head"): [head_name(h) for h in heads],
                           tr("lt.col_copying"): [round(copying[h], 3) for h in heads]})
     left, right = st.columns(2)
@@ -429,7 +489,8 @@ def _circuits(trainer: Trainer, heads: list[str]) -> None:
     if composition:
         later = sorted({b for _, b in composition})
         earlier = sorted({a for a, _ in composition})
-        grid = pd.DataFrame([[round(composition[(a, b)], 3) for b in later] for a in earlier],
+        grid = pd.DataFrame([[tr("lt.kcomp_cell", now=f"{composition[(a, b)]:.2f}", init=f"{at_init[(a, b)]:.2f}")
+                              for b in later] for a in earlier],
                             index=[head_name(a) for a in earlier], columns=[head_name(b) for b in later])
-        right.caption(tr("lt.kcomp_caption"))
+        right.caption(tr("lt.kcomp_caption", lo=f"{min(at_init.values()):.2f}", hi=f"{max(at_init.values()):.2f}"))
         right.dataframe(grid)

@@ -1,5 +1,27 @@
-"""Lesson tests build the data a figure shows at the page's defaults and check what its text says."""
+"""Lesson tests build the data a figure shows at the page's defaults and check what its text says. Models that take
+training to check are trained once per test session here and shared by every test that reads them."""
 
+import pytest
+import torch
 from streamlit import config
 
 config.set_option("runner.magicEnabled", False)
+
+INDUCTION_STEPS = 600          # the page's claims about the induction task are about models trained this far
+
+
+@pytest.fixture(scope="session")
+def induction_seeds():
+    """The induction task at its defaults, seeds 0-9: {seed: (untrained loss, trainer after 600 steps, the page's
+    evaluation batch)}. About a minute of training on two cores, once per session."""
+    from explorer.training import Trainer, ablate
+    from explorer.ui.live import EVAL_SEED, EVAL_SIZE
+
+    out = {}
+    for seed in range(10):
+        trainer = Trainer.for_task("induction", seed=seed)
+        batch = trainer.task.batch(EVAL_SIZE, torch.Generator().manual_seed(EVAL_SEED))
+        untrained = float(trainer.task.loss(ablate(trainer.initial_model(), batch.inputs, []), batch))
+        trainer.step(INDUCTION_STEPS)
+        out[seed] = (untrained, trainer, batch)
+    return out

@@ -227,16 +227,15 @@ print(hwm() - base)
 
 def test_cost_text_counts_the_memory_the_timed_code_holds():
     """ef.cost_text: the online softmax's intermediates it quotes (one block of logits and of weights, the running
-    sums) are what the timed code holds at N = 8,192: its measured peak is within 25 % of the count, while keeping
-    a record of every block (as the step-through does) would add about 17 MiB more."""
+    sums) are what the timed code holds at N = 8,192: its measured peak is within 25 % of the count (the timed run
+    keeps no record of the blocks; the step-through, which does, is not what is timed)."""
     import subprocess
     import sys
 
     counted = COMPUTES["_cost"](64, lengths=(8192,))["online_bytes"][0]
-    peak = {r: int(subprocess.run([sys.executable, "-c", ONLINE_PEAK, r], capture_output=True, text=True,
-                                  check=True).stdout) for r in ("0", "1")}
-    assert peak["0"] <= 1.25 * counted, (peak, counted)
-    assert peak["1"] - peak["0"] > 10 * 2 ** 20
+    peak = int(subprocess.run([sys.executable, "-c", ONLINE_PEAK, "0"], capture_output=True, text=True,
+                              check=True).stdout)
+    assert peak <= 1.25 * counted, (peak, counted)
 
 
 def test_cost_text_numbers_come_from_the_measurement():

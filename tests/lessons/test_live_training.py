@@ -22,30 +22,7 @@ from explorer.training import (
     make_task,
 )
 from tests.app.helpers import assert_clean, page
-
-
-def _best(trainer, key, layer, window=10):
-    tail = trainer.history[-window:]
-    return max(sum(r[f"{key}_l{layer}_h{h}"] for r in tail) / len(tail) for h in range(trainer.config.n_heads))
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_induction_heads_form_at_the_tasks_defaults(seed):
-    """watch.induction / lt.scores_caption: within a few hundred steps some layer-0 head has prevtok >= 0.5
-    and some layer-1 head induction >= 0.5, while the loss drops sharply (measured: 275-325 steps)."""
-    tr = Trainer.for_task("induction", seed=seed)
-    start = None
-    while tr.step_count < 800:
-        tr.step(25)
-        start = start or tr.history[0]["loss"]
-        if _best(tr, "prevtok", 0) >= 0.5 and _best(tr, "induction", 1) >= 0.5:
-            break
-    assert _best(tr, "prevtok", 0) >= 0.5 and _best(tr, "induction", 1) >= 0.5, tr.step_count
-    assert np.mean([r["loss"] for r in tr.history[-10:]]) < 0.4 * start
-    # the scores recorded during training agree with head_scores on a fresh batch of the task
-    batch = tr.task.batch(64, torch.Generator().manual_seed(99))
-    fresh = head_scores(tr.model, batch)
-    assert max(fresh[f"induction_l1_h{h}"] for h in range(2)) > 0.4
+from tests.lessons.sweep import SEEDS
 
 
 def test_scores_by_brute_force():
@@ -72,54 +49,65 @@ def test_scores_by_brute_force():
             assert got[f"induction_l{layer}_h{h}"] == pytest.approx(np.mean(ind), abs=1e-5)
 
 
+@pytest.mark.slow
+@pytest.mark.sweep
 def test_reverse_and_sort_watch_texts():
-    """watch.reverse: the maps become an anti-diagonal in every head and the near-duplicate notice appears.
-    watch.sort: the maps depend on the content (two inputs, two different maps)."""
-    tr = Trainer.for_task("reverse", seed=0)
-    tr.step(300)
-    maps = tr.attention_maps()[0]
-    T = maps.shape[-1]
-    for h in range(maps.shape[0]):
-        assert float(maps[h][torch.arange(T), T - 1 - torch.arange(T)].mean()) > 0.9
-    kinds = [k for k, *_ in head_warnings(tr.history, 1, 2, tr.task.entropy_ceiling())]
-    assert "duplicate" in kinds
-    sort = Trainer.for_task("sort", seed=0)
-    sort.step(200)
-    a, b = (sort.task.batch(1, torch.Generator().manual_seed(s)) for s in (1, 2))
-    with torch.no_grad():
-        wa, wb = sort.model(a.inputs)[1][0], sort.model(b.inputs)[1][0]
-    assert float((wa - wb).abs().max()) > 0.3
+    """watch.reverse: at seeds 0-4 the maps become an anti-diagonal in every head within 300 steps and the
+    near-duplicate notice appears. watch.sort: the maps depend on the content (two inputs, two different maps)."""
+    for seed in SEEDS:
+        tr = Trainer.for_task("reverse", seed=seed)
+        tr.step(300)
+        maps = tr.attention_maps()[0]
+        T = maps.shape[-1]
+        for h in range(maps.shape[0]):
+            assert float(maps[h][torch.arange(T), T - 1 - torch.arange(T)].mean()) > 0.9, (seed, h)
+        kinds = [k for k, *_ in head_warnings(tr.history, 1, 2, tr.task.entropy_ceiling())]
+        assert "duplicate" in kinds, seed
+        sort = Trainer.for_task("sort", seed=seed)
+        sort.step(200)
+        a, b = (sort.task.batch(1, torch.Generator().manual_seed(s)) for s in (1, 2))
+        with torch.no_grad():
+            wa, wb = sort.model(a.inputs)[1][0], sort.model(b.inputs)[1][0]
+        assert float((wa - wb).abs().max()) > 0.3, seed
 
 
+@pytest.mark.slow
+@pytest.mark.sweep
 def test_sine_icl_maps_are_local_and_the_text_numbers():
-    """watch.sine_icl / lt.icl_text / fig.noise_floor: after training, each query's weight sits on context
-    points near its x (weighted distance well under the uniform one); the loss approaches σ² = 0.09."""
-    tr = Trainer.for_task("sine_icl", seed=0)
-    tr.step(500)
-    v = lessons.icl_view(tr.example_predictions(), [m.numpy() for m in tr.attention_maps()])
-    d = np.abs(v["x_query"][:, None] - v["x_context"][None, :])
-    best = min(float(((w / w.sum(-1, keepdims=True)) * d).sum(-1).mean()) for w in v["maps"][0])
-    assert best < 0.6 * float(d.mean())
-    assert np.mean([r["loss"] for r in tr.history[-50:]]) < 2 * tr.task.NOISE ** 2
+    """watch.sine_icl / lt.icl_text / fig.noise_floor: after 500 steps, at seeds 0-4, each query's weight sits on
+    context points near its x (weighted distance well under the uniform one) and the loss approaches σ² = 0.09; the
+    MSE quoted is the example's."""
+    for seed in SEEDS:
+        tr = Trainer.for_task("sine_icl", seed=seed)
+        tr.step(500)
+        v = lessons.icl_view(tr.example_predictions(), [m.numpy() for m in tr.attention_maps()])
+        d = np.abs(v["x_query"][:, None] - v["x_context"][None, :])
+        best = min(float(((w / w.sum(-1, keepdims=True)) * d).sum(-1).mean()) for w in v["maps"][0])
+        assert best < 0.6 * float(d.mean()), seed
+        assert np.mean([r["loss"] for r in tr.history[-50:]]) < 2 * tr.task.NOISE ** 2, seed
+        y, q = v["y"], v["is_query"]
+        assert v["mse"] == pytest.approx(float(np.mean((v["prediction"][q] - y[q]) ** 2)))
     assert tr.task.NOISE ** 2 == pytest.approx(0.09)
-    y, q = v["y"], v["is_query"]
-    assert v["mse"] == pytest.approx(float(np.mean((v["prediction"][q] - y[q]) ** 2)))
 
 
+@pytest.mark.sweep
 def test_collapse_and_duplicate_warnings():
-    """lt.collapsed / lt.collapsed_problem / lt.duplicate: collapse is flagged after 50 low-entropy steps
-    (right for copying tasks, a problem for sine_icl); near-uniform maps never count as duplicates."""
+    """lt.collapsed / lt.collapsed_problem / lt.duplicate: collapse is flagged after 50 low-entropy steps (right for
+    copying tasks, a problem for sine_icl); near-uniform maps never count as duplicates: untrained models of every
+    task at seeds 0-4 have near-identical maps and get no duplicate notice."""
     task = make_task("reverse")
     ceiling = task.entropy_ceiling()
     low = [{"entropy_l0_h0": 0.05, "entropy_l0_h1": 1.0, "headsim_l0": 0.2}] * COLLAPSE_STEPS
     assert ("collapsed", 0, 0) in head_warnings(low, 1, 2, ceiling)
+    assert not head_warnings(low[:-1], 1, 2, ceiling)                      # 49 steps are not enough
     assert TASKS["reverse"].sharp_heads_expected and not TASKS["sine_icl"].sharp_heads_expected
-    for name in TASKS:                         # untrained models: near-uniform, near-identical maps
-        tr = Trainer.for_task(name, seed=0)
-        tr.step(10)
-        assert max(tr.history[-1][f"headsim_l{layer}"] for layer in range(tr.config.n_layers)) > 0.95
-        assert not [w for w in head_warnings(tr.history, tr.config.n_layers, tr.config.n_heads,
-                                             tr.task.entropy_ceiling()) if w[0] == "duplicate"]
+    for seed in SEEDS:
+        for name in TASKS:
+            tr = Trainer.for_task(name, seed=seed)
+            tr.step(10)
+            assert max(tr.history[-1][f"headsim_l{layer}"] for layer in range(tr.config.n_layers)) > 0.95
+            assert not [w for w in head_warnings(tr.history, tr.config.n_layers, tr.config.n_heads,
+                                                 tr.task.entropy_ceiling()) if w[0] == "duplicate"], (name, seed)
     assert "do not prove" in t("lt.duplicate", layer=0, sim="0.99")
 
 
@@ -270,51 +258,87 @@ def test_formula_text_entropy_never_exceeds_the_ceiling_and_uniform_attention_si
     assert f"{ceiling:.2f} nats" in t("lt.formula_text", "en", ceiling=f"{ceiling:.2f}")
 
 
-@pytest.fixture(scope="module")
-def induction_models():
-    """The induction task at its defaults, seeds 0-2: (untrained loss, trainer after 600 steps, eval batch)."""
+def _loss(trainer, batch, heads):
     from explorer.training import ablate
-    from explorer.ui.live import EVAL_SEED, EVAL_SIZE
-
-    out = []
-    for seed in (0, 1, 2):
-        trainer = Trainer.for_task("induction", seed=seed)
-        batch = trainer.task.batch(EVAL_SIZE, torch.Generator().manual_seed(EVAL_SEED))
-        untrained = float(trainer.task.loss(ablate(trainer.model, batch.inputs, []), batch))
-        while trainer.step_count < 600:
-            trainer.step(50)
-        out.append((untrained, trainer, batch))
-    return out
+    return float(trainer.task.loss(ablate(trainer.model, batch.inputs, heads), batch))
 
 
-def test_heads_that_do_the_same_job_cover_for_each_other(induction_models):
-    """lt.importance_caption: on the induction task both layer-1 heads become induction heads; switched off one at
-    a time each raises the loss on the repeat by under a quarter of the untrained-to-trained gap, switched off
-    together by more than half of it (measured: 2-3 % alone, 104-119 % together after 600 steps)."""
-    from explorer.training import ablate, head_scores
+TEN = (*SEEDS, *range(5, 10))        # the induction claims are about seeds 0-9
 
-    for untrained, trainer, batch in induction_models:
-        def loss(heads, trainer=trainer, batch=batch):
-            return float(trainer.task.loss(ablate(trainer.model, batch.inputs, heads), batch))
-        trained = loss([])
-        gap = untrained - trained
+
+@pytest.mark.slow
+@pytest.mark.sweep
+def test_what_the_induction_models_do_across_seeds(induction_seeds):
+    """watch.induction / lt.scores_caption / lt.uniform_row: after 600 steps at the defaults every seed 0-9 solves the
+    repeat (loss below 0.05, from 4.17); nine form the textbook pair, a layer-0 previous-token head (prevtok over the
+    first copy in the quoted range, far above uniform attention's 0.20) and two layer-1 induction heads (in their
+    quoted range, against 0.06); seed 3 reaches the loss with no head above 0.5 on either score and both layer-0
+    heads needed (each alone costs more than the whole gap). The quoted numbers are lessons.INDUCTION_SEEDS."""
+    from explorer.training import head_scores, uniform_scores
+
+    facts = lessons.INDUCTION_SEEDS
+    best_prev, ind = [], []
+    for seed in TEN:
+        untrained, trainer, batch = induction_seeds[seed]
+        trained = _loss(trainer, batch, [])
+        assert trained < 0.05 and untrained > 4, (seed, trained)
         scores = head_scores(trainer.model, batch)
-        assert min(scores[f"induction_l1_h{h}"] for h in range(2)) > 0.5          # two induction heads
+        base = uniform_scores(trainer.task, batch)
+        assert base["prevtok"] == pytest.approx(0.20, abs=0.01) and base["induction"] == pytest.approx(0.06, abs=0.01)
+        prev = [scores[f"prevtok_l0_h{h}"] for h in range(2)]
+        induction = [scores[f"induction_l1_h{h}"] for h in range(2)]
+        if seed in facts["odd"]:
+            assert max(prev) < 0.5 and max(induction) < 0.5
+            assert all(_loss(trainer, batch, [(0, h)]) - trained > untrained - trained for h in range(2))
+        else:
+            best_prev.append(max(prev))
+            ind += induction
+    assert (round(min(best_prev), 2), round(max(best_prev), 2)) == facts["prev"]
+    assert (round(min(ind), 2), round(max(ind), 2)) == facts["ind"]
+
+
+@pytest.mark.slow
+@pytest.mark.sweep
+def test_heads_that_do_the_same_job_cover_for_each_other(induction_seeds):
+    """lt.importance_caption / lt.cover / lt.no_cover: the page says the last layer's heads cover for each other only
+    when each switched off alone raises the loss by under a quarter of the untrained-to-trained gap and all together
+    by over half (losses computed here by ablation): at the nine textbook seeds they do, at seed 3 they do not."""
+    for seed in TEN:
+        untrained, trainer, batch = induction_seeds[seed]
+        trained = _loss(trainer, batch, [])
+        alone = [_loss(trainer, batch, [(1, h)]) - trained for h in range(2)]
+        together = _loss(trainer, batch, [(1, 0), (1, 1)]) - trained
+        c = lessons.cover(alone, together, untrained - trained)
+        assert c["covers"] == (seed not in lessons.INDUCTION_SEEDS["odd"]), (seed, c)
+        assert c["alone"] == pytest.approx(max(alone) / (untrained - trained))
+
+
+@pytest.mark.slow
+@pytest.mark.sweep
+def test_circuits_of_the_induction_models(induction_seeds):
+    """lt.circuits_induction / lt.circuits_text / lt.kcomp_caption: the copying-score ranges the page quotes (layer 1
+    of the nine, layer 0 of the nine, seed 3's layer 1), every K-composition in [0, 1], and a layer-0 previous-token
+    head writing into layer-1 keys well above the same pair at initialisation."""
+    from explorer.training import copying_score, head_scores, k_composition, ov_circuit
+
+    facts = lessons.INDUCTION_SEEDS
+    l1, l0 = [], []
+    for seed in TEN:
+        _, trainer, batch = induction_seeds[seed]
+        copy = {(layer, h): copying_score(ov_circuit(trainer.model, layer, h)) for layer in range(2) for h in range(2)}
+        if seed in facts["odd"]:
+            assert tuple(round(copy[(1, h)], 2) for h in range(2)) == facts["odd_copy"]
+            continue
+        l1 += [copy[(1, h)] for h in range(2)]
+        l0 += [copy[(0, h)] for h in range(2)]
+        scores = head_scores(trainer.model, batch)
+        writer = max(range(2), key=lambda h: scores[f"prevtok_l0_h{h}"])
+        init = trainer.initial_model()
         for h in range(2):
-            assert loss([(1, h)]) - trained < 0.25 * gap
-        assert loss([(1, 0), (1, 1)]) - trained > 0.5 * gap
-
-
-def test_circuits_of_the_trained_induction_heads_copy(induction_models):
-    """lt.circuits_induction / lt.circuits_text / lt.kcomp_caption: the layer-1 heads' OV copying scores are above
-    0.9 after the loss has dropped, and every K-composition score lies in [0, 1]."""
-    from explorer.training import copying_score, k_composition, ov_circuit
-
-    for _, trainer, _ in induction_models:
-        assert trainer.history[-1]["loss"] < 0.5
-        for h in range(2):
-            assert copying_score(ov_circuit(trainer.model, 1, h)) > 0.9
-            assert all(0 <= k_composition(trainer.model, (0, a), (1, h)) <= 1 for a in range(2))
+            now, before = k_composition(trainer.model, (0, writer), (1, h)), k_composition(init, (0, writer), (1, h))
+            assert 0 <= before <= 1 and 0 <= now <= 1 and now > before + 0.05, (seed, h, now, before)
+    assert (round(min(l1), 2), round(max(l1), 2)) == facts["l1_copy"]
+    assert (round(min(l0), 2), round(max(l0), 2)) == facts["l0_copy"]
 
 
 def test_switching_heads_off_on_the_page_never_touches_the_trained_weights():

@@ -203,23 +203,29 @@ def test_ef_gain_question_matches_the_error_curve_it_reveals():
     assert answer == options[nearest] == t("ef.gain_1")
 
 
+@pytest.mark.sweep
 def test_lt_head_question_matches_ablation_computed_here():
-    """lt.predict_q / lt.predict_why: after 100 steps of reverse, the head whose removal raises the evaluation loss
-    most, ablated here with explorer.training.ablate on the page's evaluation batch."""
+    """lt.predict_q / lt.predict_why: after 100 steps of reverse, at seeds 0-4, the head whose removal raises the
+    evaluation loss most, ablated here with explorer.training.ablate on the page's evaluation batch, and the rise
+    the sentence quotes."""
     from explorer.training import ablate
 
-    at = page("live_training")
-    trainer = at.session_state["train.trainer"]
-    trainer.step(100)
-    at.session_state["ui.predict"] = True
-    at.run()
-    batch = at.session_state["train.eval"]
-    losses = {h: float(trainer.task.loss(ablate(trainer.model, batch.inputs, [(0, h)], attn_mask=batch.attn_mask),
-                                         batch)) for h in range(trainer.config.n_heads)}
-    at.radio(key="predict.lt.head.pick").set_value(0).run()
-    at.button(key="predict.lt.head.reveal").click().run()
-    revealed = verdict_text(at)
-    assert f"**{t('fig.layer_head', layer=0, head=max(losses, key=losses.get))}**" in revealed
+    for seed in SEEDS:
+        at = page("live_training")
+        at.number_input(key="train.seed").set_value(seed).run()
+        trainer = at.session_state["train.trainer"]
+        trainer.step(100)
+        at.session_state["ui.predict"] = True
+        at.run()
+        batch = at.session_state["train.eval"]
+        loss = {h: float(trainer.task.loss(ablate(trainer.model, batch.inputs, [(0, h)] if h >= 0 else [],
+                                                  attn_mask=batch.attn_mask), batch)) for h in (-1, 0, 1)}
+        top = max((0, 1), key=loss.get)
+        at.radio(key="predict.lt.head.pick").set_value(0).run()
+        at.button(key="predict.lt.head.reveal").click().run()
+        revealed = verdict_text(at)
+        assert f"**{t('fig.layer_head', layer=0, head=top)}**" in revealed, seed
+        assert t("lt.predict_why", rise=f"{loss[top] - loss[-1]:.3g}") in revealed
 
 
 def test_the_figure_waits_until_revealed_and_the_switch_follows_lecture_mode_and_the_url():

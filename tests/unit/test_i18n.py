@@ -74,8 +74,10 @@ def test_chinese_wording():
     translations of "agree to" or of a hard max."""
     from explorer.i18n import ZH
     text = "\n".join(ZH.values())
-    for wrong in ("被掩盖", "第 {layer} 层", "第 {head} 头", "一致到", "相同到", "鼓包", "硬最大值", "会有点找不到"):
+    for wrong in ("被掩盖", "第 {layer} 层", "第 {head} 头", "一致到", "相同到", "鼓包", "硬最大值", "会有点找不到",
+                  "典型带宽", "至舍入误差", "在这对数坐标上", "在第一份中"):
         assert wrong not in text, wrong
+    assert not re.search(r"第 ?\d ?层", text), "layers are 层 0, 层 1 in the UI, not 第 0 层"
     assert "被屏蔽" in ZH["fig.masked"]
 
 
@@ -215,3 +217,46 @@ def test_sentences_the_pages_assemble_are_punctuated_in_the_page_language():
     import json
     title = next(json.loads(e.proto.spec) for e in at.get("plotly_chart") if "fit" in e.proto.id)["layout"]["title"]
     assert "正弦混合上的" in title["text"]                 # a dataset name placed in a sentence, no space inside
+
+
+NAMES = {"kernel": "kernel.", "dataset": "dataset.", "task": "taskname.", "kind": "ef.kind_", "mode": "modename."}
+
+
+def test_no_noun_is_doubled_where_a_name_is_filled_in():
+    """A 中文 sentence that puts a name in a placeholder must not repeat the name's own last noun: "{kernel}核" with
+    高斯核 reads 高斯核核. Every name of every family, filled into every sentence that takes it."""
+    import string
+
+    doubled = []
+    for key, text in ZH.items():
+        fields = {f for _, f, _, _ in string.Formatter().parse(text) if f}
+        for field in fields & set(NAMES):
+            for name_key, name in ZH.items():
+                if not name_key.startswith(NAMES[field]) or not name:
+                    continue
+                tail = name[-1]
+                at = text.find("{" + field + "}")
+                after = text[at + len(field) + 2:at + len(field) + 3]
+                if "\u4e00" <= tail <= "\u9fff" and after == tail:
+                    doubled.append(f"{key} with {name_key}: …{name}{after}…")
+    assert not doubled, doubled
+
+
+def test_every_figures_hover_text_is_in_the_page_language():
+    """The hover text of every lesson figure drawn in 中文 names its numbers in 中文 with a full-width colon (the
+    query-row scatter said "weight=" in every language)."""
+    from explorer.export import lecture_figures
+
+    for name, _, build in lecture_figures(0, "zh", lecture=False):
+        if name.startswith("training"):
+            continue                                      # (trained models: the same helpers, checked elsewhere)
+        for trace in build().data:
+            template = trace.hovertemplate or ""
+            assert "=" not in template.replace("%{", "").split("<extra>")[0], (name, template)
+            if template:
+                assert "：" in template and not re.search(r"[A-Za-z]{3,}: %", template), (name, template)
+    from explorer.figures.attention import query_row_figure
+
+    x = np.linspace(-1, 1, 5)
+    fig = query_row_figure(x, x, np.ones(5) / 5, 0.0, 0.0, x, None, lang="zh")
+    assert any("权重：" in (tr.hovertemplate or "") for tr in fig.data)
