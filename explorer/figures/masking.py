@@ -80,10 +80,12 @@ def leak_bars(modes: Sequence[str], leaks: dict[str, Sequence[float]], tol: floa
     """Grouped bars: for each mode, the leak through the masked key and through the masked value.
     A leak below ``tol`` is drawn as no bar (height 0) and labelled "0"."""
     colours = {"key": "#d62728", "value": "#9467bd"}
+    # A name with a gloss in brackets ("pre（softmax 前屏蔽）") puts the gloss on a second line of its tick label.
+    ticks = [t(f"modename.{m}", lang).replace("（", "<br>（", 1) for m in modes]
     traces = []
     for channel, values in leaks.items():
         shown = [v if v >= tol else 0.0 for v in values]
-        traces.append({"type": "bar", "x": [t(f"modename.{m}", lang) for m in modes], "y": shown,
+        traces.append({"type": "bar", "x": ticks, "y": shown,
                        "name": t(f"fig.leak_{channel}", lang),
                        "marker": {"color": colours[channel]}, "text": [f"{v:.2g}" if v else "0" for v in shown],
                        "textposition": "outside"})

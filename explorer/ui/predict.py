@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from .control import stop_page
-from .state import predict_mode, tr
+from .state import lecture_mode, predict_mode, tr
 
 
 @dataclass(frozen=True)
@@ -57,12 +57,22 @@ def verdict(key: str, choices: Sequence[str], answer: int, why: str, guess: int 
         tr("ui.guess_wrong", guess=choices[guess]) if guess is not None else ""
     colour = "green" if right else "orange"
     space = tr("punct.space")
+    said = f":{colour}[{headline}]{space}{tr('ui.answer_is', answer=choices[answer])}".strip()
+    again = {"label": tr("ui.ask_again"), "key": f"predict.{key}.again", "icon": ":material/replay:",
+             "on_click": _ask_again, "args": (key,)}
+    if lecture_mode():                 # one row, so that the figure under it stays on the projector's screen
+        with st.container(horizontal=True, vertical_alignment="center", gap="small",
+                          key=f"verdict-{key.replace('.', '-')}"):
+            st.markdown(f"**{said}**", width="content")
+            with st.popover(tr("ui.why")):
+                st.markdown(why)
+            st.button(**again)
+        return
     with st.container(border=True, key=f"verdict-{key.replace('.', '-')}"):
-        st.markdown(f"#### :{colour}[{headline}]{space}{tr('ui.answer_is', answer=choices[answer])}".strip())
+        st.markdown(f"#### {said}")
         with st.container(horizontal=True, vertical_alignment="center"):
             st.markdown(why)
-            st.button(tr("ui.ask_again"), key=f"predict.{key}.again", icon=":material/replay:",
-                      on_click=_ask_again, args=(key,))
+            st.button(**again)
 
 
 def _reveal(picked_key: str, done_key: str, guess_key: str) -> None:

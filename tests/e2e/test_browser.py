@@ -182,16 +182,27 @@ def test_chinese_lecture_mode_and_the_export_control(page, server_url):
     assert download.value.suggested_filename == "kernel-regression_fit_gaussian_h0.2.csv"
 
 
+STALLED = 90          # seconds without a new step before the live view counts as stuck
+
+
 def _train_in_browser(page, url, steps: int, shot: str) -> int:
     page.goto(url)
     page.wait_for_selector('[data-testid="stMain"] h1')
     wait_idle(page)
     page.get_by_role("button", name=re.compile("^(Start|开始)$")).click()
     page.locator('[data-testid="stPlotlyChart"]').nth(2).wait_for()
-    step = page.locator('[data-testid="stMetric"]').first.locator('[data-testid="stMetricValue"]')
-    deadline = time.time() + 120
-    while int(step.inner_text()) < steps and time.time() < deadline:
+    step = page.locator('[data-testid="stMetric"]', has_text=re.compile("^(step|步数)")).first \
+        .locator('[data-testid="stMetricValue"]')
+    step.wait_for()
+    # No rate is asserted (how fast the machine trains is `make bench`'s business): the test waits for the steps it
+    # needs and fails only if training stops moving, i.e. the step count stays put for STALLED seconds.
+    last, moved = int(step.inner_text()), time.time()
+    while last < steps:
         time.sleep(0.5)
+        now = int(step.inner_text())
+        if now != last:
+            last, moved = now, time.time()
+        assert time.time() - moved < STALLED, f"training stalled at step {last}"
     page.get_by_role("button", name=re.compile("^(Pause|暂停)$")).click()
     wait_idle(page)
     time.sleep(2)
