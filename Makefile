@@ -57,12 +57,12 @@ chromium:
 
 test: $(VENV)/.dev-deps chromium
 	$(BIN)/ruff check .
-	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
+	CHROMIUM=$(CHROMIUM) REQUIRE_BROWSER=1 $(BIN)/python -m pytest --durations=25
 
-# Unit and AppTest suites only (no browser): the quick loop while editing.
+# The edit loop: no browser and no training to convergence (every claim still swept, every page still run).
 test-fast: $(VENV)/.dev-deps
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -m "not e2e"
+	$(BIN)/python -m pytest -m "not e2e and not slow"
 
 clean:
 	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache

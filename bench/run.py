@@ -26,7 +26,8 @@ os.environ.setdefault("EXPLORER_DEVICE", "cpu")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from explorer import data, regression  # noqa: E402
+from explorer import bandwidth, data, regression  # noqa: E402
+from explorer.lessons import efficient_attention as ef_lesson  # noqa: E402
 from explorer.serving import AppServer  # noqa: E402
 
 ROWS: list[tuple[str, str, str, str]] = []
@@ -67,11 +68,11 @@ def bench_search():
     """Bandwidth search at the upload limit, fast sums against the dense leave-one-out, per kernel."""
     d = data.sine_mix(n=5000, seed=0)
     for kernel in ("gaussian", "boxcar", "epanechnikov", "triangular", "laplace"):
-        t_fast = best_of(lambda k=kernel: regression.select_bandwidth(d.x, d.y, k), 3)
+        t_fast = best_of(lambda k=kernel: bandwidth.select_bandwidth(d.x, d.y, k), 3)
         t0 = time.perf_counter()
-        h_dense = regression.select_bandwidth(d.x, d.y, kernel, method="direct")
+        h_dense = bandwidth.select_bandwidth(d.x, d.y, kernel, method="direct")
         t_dense = time.perf_counter() - t0
-        h_fast = regression.select_bandwidth(d.x, d.y, kernel)
+        h_fast = bandwidth.select_bandwidth(d.x, d.y, kernel)
         diff = abs(h_fast / h_dense - 1)
         row(f"select_bandwidth, n = 5,000 (the upload limit), {kernel}: fast vs dense",
             f"{t_fast * 1e3:.0f} ms vs {t_dense:.2f} s ({t_dense / t_fast:.0f}x); h {h_fast:.4f} vs {h_dense:.4f}",
@@ -86,7 +87,7 @@ def bench_statsmodels():
     kr = KernelReg(d.y, d.x, var_type="c", reg_type="lc", bw="cv_ls")
     t_sm = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ours = regression.select_bandwidth(d.x, d.y, "gaussian")
+    ours = bandwidth.select_bandwidth(d.x, d.y, "gaussian")
     t_ours = time.perf_counter() - t0
     ratio, diff = t_sm / t_ours, abs(ours / kr.bw[0] - 1)
     row("select_bandwidth vs statsmodels KernelReg(lc, cv_ls), n = 800",
@@ -311,7 +312,6 @@ def bench_efficient():
     shortest length from which linear attention is faster at every longer length measured."""
     from torch.nn.functional import scaled_dot_product_attention as sdpa
 
-    from explorer import lessons
     from explorer.efficient import linear_attention
 
     g = torch.Generator().manual_seed(0)
@@ -322,7 +322,7 @@ def bench_efficient():
         repeats = 20 if n <= 1024 else 3
         exact.append(best_of(lambda q=q, k=k, v=v: sdpa(q, k, v), repeats))
         linear.append(best_of(lambda q=q, k=k, v=v: linear_attention(q, k, v), repeats))
-    cross = lessons.crossover(lengths, exact, linear)
+    cross = ef_lesson.crossover(lengths, exact, linear)
     ratio = exact[-1] / linear[-1]
     row("linear attention (elu+1) vs exact softmax attention (torch SDPA), N = 16k, d = 64, float32",
         f"{exact[-1] * 1e3:.0f} ms / {linear[-1] * 1e3:.1f} ms = {ratio:.0f}x; linear faster from N = "
@@ -523,7 +523,7 @@ def bench_first_visits():
         return
     from playwright.sync_api import sync_playwright
 
-    from explorer.ui.navigation import LESSONS
+    from explorer.lessons import LESSONS
 
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         bare = Path(tmp) / "one_chart.py"

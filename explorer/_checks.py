@@ -63,7 +63,7 @@ def as_tensor(value: Any, name: str, *, device: torch.device | None = None, ndim
 
 def common(*tensors: torch.Tensor) -> list[torch.Tensor]:
     """Cast tensors to their promoted floating dtype, on the first tensor's device."""
-    import torch
+    import torch  # torch: not at the top, as above
 
     dtype = tensors[0].dtype
     for t in tensors[1:]:

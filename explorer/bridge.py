@@ -16,7 +16,7 @@ from ._checks import integer_in, positive_number
 from .regression import nw_weights
 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
 
 
 def random_qkv(d: int = 16, n_queries: int = 12, n_keys: int = 24, norm_spread: float = 0.0, seed: int = 0,
@@ -56,7 +56,7 @@ def compare(q, k, v, tau: float) -> dict:
 
 def difference_vs_spread(d: int, n_queries: int, n_keys: int, tau: float, spreads, seed: int = 0) -> pd.DataFrame:
     """Max |dot - Gaussian| and max |bias-corrected dot - Gaussian| as the key norms spread."""
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
     rows = []
     for s in spreads:
         q, k, v = random_qkv(d, n_queries, n_keys, float(s), seed)
@@ -67,7 +67,7 @@ def difference_vs_spread(d: int, n_queries: int, n_keys: int, tau: float, spread
 
 def temperature_sweep(q, k, taus) -> pd.DataFrame:
     """Mean row entropy (nats) and mean max weight of dot-product attention at each temperature."""
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
     t = torch.as_tensor([positive_number(x, "each tau") for x in taus], dtype=q.dtype)
     w = torch.softmax((q @ k.T)[None] / t[:, None, None], dim=-1)          # (n_tau, Lq, Lk)
     return pd.DataFrame({"tau": t.numpy(), "entropy": A.entropy(w).mean(-1).numpy(),
@@ -80,7 +80,7 @@ def nw_entropy_sweep(x_query, x_train, kernel: str, bandwidths) -> pd.DataFrame:
     Queries with no support (a compact kernel with no training point within h: an all-zero row, no
     estimate) are left out of both means; ``supported`` is the fraction of queries that have support
     (NaN means where none has)."""
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
     rows = []
     for h in bandwidths:
         w = nw_weights(x_query, x_train, kernel, float(h))
@@ -100,7 +100,7 @@ def topk_error_curve(q, k, v, tau: float | None = None) -> pd.DataFrame:
     ratio of running sums, (Σ_{j<=k} e_j v_(j)) / (Σ_{j<=k} e_j), e_j = exp(s_(j) - s_(1)).
     (The unit tests check it against ``attention.topk_attention`` for every k.)
     """
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
     dense_out, dense_w = A.dot_product_attention(q, k, v, tau)
     tau = math.sqrt(q.shape[-1]) if tau is None else tau
     logits = q @ k.transpose(-2, -1) / tau                                   # (Lq, Lk)

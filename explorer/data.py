@@ -19,7 +19,7 @@ from ._checks import UserError, integer_in, one_of
 from .i18n import Message
 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
 
 MAX_POINTS = 20_000
 
@@ -227,7 +227,7 @@ def read_csv(raw: bytes) -> CsvTable:
     >>> read_csv(b"x,y,label\\n1,2,a\\n3,4,b\\n").numeric
     ['x', 'y']
     """
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -16,7 +16,7 @@ from torch import nn
 from ._checks import as_tensor, integer_in, positive_number
 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
 
 
 def _xy(x, y):
@@ -41,7 +41,7 @@ def learn_bandwidth(x, y, *, leave_one_out: bool = True, h0: float = 1.0, steps:
     Returns one row per step: ``step``, ``h``, ``loss``. With ``leave_one_out=False`` the loss can
     always be lowered by shrinking h (each point's own weight tends to 1), so h collapses to 0.
     """
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
     xt, yt = _xy(x, y)
     h0 = positive_number(h0, "h0")
     steps = integer_in(steps, "steps", 1, 100_000)
@@ -119,7 +119,7 @@ class ParametricAttention(nn.Module):
 def fit_parametric_attention(x, y, *, hidden: int = 4, steps: int = 400, lr: float = 0.03,
                              seed: int = 0, nw_form: bool = False) -> tuple[ParametricAttention, pd.DataFrame]:
     """Train ``ParametricAttention`` with leave-one-out MSE (Adam, full batch, float64, seeded)."""
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
     xt, yt = _xy(x, y)
     hidden = integer_in(hidden, "hidden", 1, 64)
     steps = integer_in(steps, "steps", 1, 100_000)

@@ -14,7 +14,7 @@ from . import attention as A
 from ._checks import integer_in, one_of
 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
 
 MASK_TYPES = ("causal", "padding", "causal + padding")
 
@@ -57,7 +57,7 @@ def leakage(q, k, v, mask, position: int | None = None, size: float = 5.0, chann
     """Largest change in the outputs of queries that may NOT see key ``position`` when that position's
     key, value or both (``channel``) are perturbed by ``size`` (default: the last position). Zero means
     no leak through that channel."""
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
     one_of(channel, LEAK_CHANNELS, "channel")
     pos = k.shape[0] - 1 if position is None else position
     blind = ~mask[:, pos]
@@ -90,7 +90,7 @@ def gradients(q, k, v, mask, seed: int = 1) -> dict[str, torch.Tensor]:
 
 def report(q, k, v, mask) -> pd.DataFrame:
     """One row per mode: the numbers behind each verdict on the Masking page."""
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
     results = all_modes(q, k, v, mask)
     ref = F.scaled_dot_product_attention(q[None], k[None], v[None], attn_mask=mask[None])[0]
     leaks = {c: leakage(q, k, v, mask, channel=c) for c in LEAK_CHANNELS}

@@ -18,7 +18,7 @@ from ._checks import integer_in, positive_number
 from .attention import entropy
 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
 
 DEFAULT_N = 256   # queries and keys per d: 65,536 logits, std known to well under 1 %
 
@@ -45,7 +45,7 @@ def logit_stats(d_values, n: int = DEFAULT_N, scaled: bool = False, seed: int = 
     """One row per d: ``d``, ``logit_std``, ``max_weight`` (mean over queries of the largest softmax
     weight), ``entropy`` (mean row entropy, nats), ``softmax_grad_norm`` (mean Jacobian Frobenius
     norm), for n queries against n keys."""
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
     n = integer_in(n, "n", 2, 4096)
     ds = [integer_in(d, "each d", 1, 16384) for d in d_values]
     if not ds:
@@ -75,7 +75,7 @@ def regime_vs_scale(scales, n: int = DEFAULT_N, seed: int = 0) -> pd.DataFrame:
     """The softmax's regime as a function of the logit scale alone: logits s·z with z iid N(0, 1) (n × n),
     for each s in ``scales``. Columns ``scale``, ``max_weight``, ``entropy``, ``softmax_grad_norm``. Unscaled
     q·k at head dimension d has s ≈ √d; scaled, s ≈ 1 at every d."""
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
     n = integer_in(n, "n", 2, 4096)
     z = torch.randn(n, n, generator=torch.Generator().manual_seed(integer_in(seed, "seed", 0, 2**31 - 1)),
                     dtype=torch.float64)

@@ -7,7 +7,7 @@ from importlib.resources import files
 
 import streamlit as st
 
-from explorer.ui.control import publish, restore
+from explorer.ui.links import publish, restore
 from explorer.ui.navigation import LESSONS, page_link
 from explorer.ui.state import keep_shared_state, tr
 

@@ -2,50 +2,52 @@
 
 import streamlit as st
 
-from explorer import lessons
-from explorer.figures.registry import curve_label
 from explorer.kernels import KERNELS, equivalent_bandwidth
+from explorer.lessons import kernel_regression as L
 from explorer.regression import defined_mse
 from explorer.ui import cache
-from explorer.ui.control import lesson_page, stop_page
+from explorer.ui.cache import spec_data
+from explorer.ui.control import stop_page
 from explorer.ui.controls import (
     BANDWIDTHS,
     dataset_controls,
     kernel_bandwidth_controls,
+    lesson_controls,
     presets,
     set_bandwidth_button,
 )
-from explorer.ui.figure import show_lesson
+from explorer.ui.figure import show_spec
 from explorer.ui.layout import explanation
-from explorer.ui.page_controls import KernelRegression as C
+from explorer.ui.page import lesson_page
 from explorer.ui.predict import prediction
 from explorer.ui.state import lang, say, tr
 
-with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C.FILE_NAME):
+C = lesson_controls(L)
+
+with lesson_page(C, question="kr.question"):
     ds = dataset_controls()
     left, right = st.columns([1, 2])
     with left:
         kernel_bandwidth_controls(ds)
-        kernel = st.session_state["nw.kernel"]
-        compare = C.COMPARE.draw(options=[k for k in KERNELS if k != kernel])
-        same_width = C.SAME_WIDTH.draw()
-        overlay = C.OVERLAY.draw() and C.OVERLAY_H.draw()
+        kernel = C.KERNEL.value
+        C.COMPARE.draw(options=[k for k in KERNELS if k != kernel])
+        C.SAME_WIDTH.draw()
+        if C.OVERLAY.draw():
+            C.OVERLAY_H.draw()
 
-    h = st.session_state["nw.bandwidth"]
-    kernels = (kernel, *compare)
-    bandwidths = (h, *(b for b in overlay or () if b != h))
+    h = C.BANDWIDTH.value
     try:
         data = cache.dataset(*ds)
-        fit = cache.lesson_data("fit", data=data, dataset=ds[0], kernels=kernels, bandwidths=bandwidths,
-                                same_width=same_width)
+        specs = L.figures(C.values(), data)
+        with right:
+            fit = show_spec(specs["fit"], main=True)
     except ValueError as err:
         stop_page(say(err))
 
     with right:
-        show_lesson("fit", fit, main=True)
         if len(fit["curves"]) <= 2:
             for curve in fit["curves"]:
-                label = curve_label(curve, lang())
+                label = L.curve_label(curve, lang())
                 line = (tr("kr.readout", label=label, mse=f"{curve['mse']:.4f}") if data["true"] is not None
                         else tr("kr.readout_upload", label=label))
                 if curve["undefined"]:
@@ -53,25 +55,25 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C
                                kernel=tr(f"kernel.{curve['kernel']}"))
                 st.markdown(line + tr("punct.end"))
         else:                           # many curves: one table, not a paragraph per curve
-            st.dataframe(lessons.fit_table(fit["curves"], len(data["x_grid"]), lang()), hide_index=True)
+            st.dataframe(L.fit_table(fit["curves"], len(data["x_grid"]), lang()), hide_index=True)
 
     st.subheader(tr("kr.kernels"))
-    show_lesson("kernel_shapes", cache.lesson_data("kernel_shapes", kernels=kernels), key="shapes")
+    show_spec(specs["kernel_shapes"], key="shapes")
 
     st.subheader(tr("kr.loo_header"))
     st.markdown(tr("kr.loo_text"))
-    loo = cache.lesson_data("loo_cv", data=data, kernels=kernels, same_width=same_width)
+    loo = spec_data(specs["loo_cv"])
     question = cache.loo_question(*ds, kernel, loo["optimum"], tuple(presets(ds[0]).values()))
     offered = [f"h = {c:g}" for c in question["h"]]
     best = question["best"]
     why = tr("kr.predict_why", h=offered[best], mse=f"{question['scores'][best]:.4g}",
              margin=f"{question['margin']:.0%}") if len(question["right"]) == 1 else \
         tr("kr.predict_why_tie", h=offered[best], tie=tr("punct.list").join(offered[i] for i in question["right"]),
-           pct=f"{lessons.LOO_TIE:.0%}")
+           pct=f"{L.LOO_TIE:.0%}")
     asked = tr("kr.predict_q", kernel=tr(f"kernel.{kernel}"), choices=tr("punct.list").join(offered))
     revealed = prediction("kr.loo", asked, offered, best, why, also_right=question["right"])
-    show_lesson("loo_cv", loo, key="loo", current=h, answer=question if revealed.shown else None)
-    ends = lessons.loo_ends(loo["bandwidths"], loo["scores"][kernel])
+    show_spec(specs["loo_cv"], loo, key="loo", answer=question if revealed.shown else None)
+    ends = L.loo_ends(loo["bandwidths"], loo["scores"][kernel])
     st.caption(tr("kr.loo_ends", h_lo=f"{ends['h_lo']:.3g}", r_lo=f"{ends['r_lo']:.2f}", h_hi=f"{ends['h_hi']:g}",
                   r_hi=f"{ends['r_hi']:.2f}"))
     c1, c2 = st.columns(2)
@@ -82,10 +84,10 @@ with lesson_page("kernel_regression", C.ALL, question="kr.question", file_name=C
         st.metric(tr("kr.silverman"), f"{loo['silverman']:.3g}")
         set_bandwidth_button(tr("kr.use_silverman", h=f"{loo['silverman']:.3g}"), loo["silverman"],
                              key="use_silverman")
-    st.caption(tr("kr.snap", pct=f"{lessons.snap_error(BANDWIDTHS):.1%}"))
+    st.caption(tr("kr.snap", pct=f"{L.snap_error(BANDWIDTHS):.1%}"))
     with st.expander(tr("kr.width_rule")):
         widths = [k for k in KERNELS if KERNELS[k].canonical]
-        agree = lessons.width_agreement({k: cache.loo_optimum(*ds, k) for k in widths})
+        agree = L.width_agreement({k: cache.loo_optimum(*ds, k) for k in widths})
         st.markdown(tr("kr.width_text") + tr("punct.space") + tr(
             "kr.width_optima" if agree["closer"] else "kr.width_optima_not_closer", lo=f"{agree['lo']:.3g}",
             hi=f"{agree['hi']:.3g}", units=f"{agree['units']:.1f}", raw=f"{agree['raw']:.1f}"))

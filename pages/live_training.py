@@ -2,27 +2,22 @@
 
 import streamlit as st
 
-from explorer import lessons
-from explorer.figures.training import kv_flops_figure, kv_timing_figure, schedule_figure
-from explorer.training.timing import cache_timing
-from explorer.ui import cache, live
-from explorer.ui.control import lesson_page
-from explorer.ui.figure import show
-from explorer.ui.layout import explanation
-from explorer.ui.state import lang, tr
+from explorer.lessons import live_training as L
+from explorer.ui import live
+from explorer.ui.figure import show_spec
+from explorer.ui.layout import explanation, on_demand
+from explorer.ui.page import lesson_page
+from explorer.ui.state import tr
 
-KV_LENGTHS = (32, 64, 128, 256, 512)   # long enough that per-token work, not overhead, shows
-
-with lesson_page("live_training", live.CONTROLS, question="lt.question",
-                 file_name=live.FILE_NAME) as beside_question:
+with lesson_page(live.C, question="lt.question") as beside_question:
     live.draw_controls(beside_question)
     trainer = live.session_trainer()
     live.draw_buttons()
 
-    @st.fragment(run_every=live.TICK if st.session_state["train.running"] else None)
+    @st.fragment(run_every=live.TICK if live.running() else None)
     def live_view():
         with st.container(key="live-view"):        # the style sheet keeps it from fading while it redraws
-            live.live_view(st.session_state["train.trainer"])
+            live.live_view()
 
     live_view()
 
@@ -31,7 +26,7 @@ with lesson_page("live_training", live.CONTROLS, question="lt.question",
     live.test_the_heads(trainer)
 
     with explanation("ui.what_to_notice"):
-        task = st.session_state["train.task"]
+        task = live.C.TASK.value
         st.markdown(tr("lt.watch", task=tr(f"taskname.{task}"), text=live.watch_text(trainer)))
 
     with explanation("ui.formula"):
@@ -41,31 +36,27 @@ with lesson_page("live_training", live.CONTROLS, question="lt.question",
         st.markdown(tr("lt.formula_text", ceiling=f"{trainer.task.entropy_ceiling():.2f}"))
 
     st.subheader(tr("lt.schedules"))
-    curves = trainer.schedules()
-    show(schedule_figure(curves["step"], curves["lr"], curves["temperature"], trainer.step_count, lang=lang()),
-         key="schedules")
-    st.caption(tr("lt.schedule_text", warmup=trainer.warmup, total=f"{trainer.total_steps:,}",
-                  floor=f"{curves['lr'][-1] / trainer.lr:.0%}"))
+    specs = L.figures(live.C.values(), trainer)
+    curves = show_spec(specs["schedules"])
+    st.caption(tr("lt.schedule_text", warmup=curves["warmup"], total=f"{curves['total']:,}",
+                  floor=f"{curves['lr'][-1] / curves['lr0']:.0%}"))
 
     st.subheader(tr("lt.kv"))
     st.markdown(tr("lt.kv_text"))
-    gap = live.kv_cache_gap(trainer)
+    gap = L.kv_cache_gap(trainer)
     if gap is None:
         st.caption(tr("lt.kv_bidirectional"))
     else:
         st.metric(tr("lt.kv_metric", n=gap[0]), f"{gap[1]:.1e}")
-    flops = cache.kv_flops(KV_LENGTHS)
-    show(kv_flops_figure(flops, lang=lang()), key="kv_flops")
-    st.caption(tr("lt.kv_flops_caption", **lessons.kv_flops_summary(flops)))
+    flops = show_spec(specs["kv_flops"])["rows"]
+    st.caption(tr("lt.kv_flops_caption", **L.kv_flops_summary(flops)))
     # Timing is of this machine at this moment: measured on demand, kept for this session only (a busy server's
     # noisy timing is never shown to anyone else), and said to be noisy when it did not settle.
-    if st.button(tr("lt.kv_run"), help=tr("lt.kv_run_help"), key="train.kv_run"):
-        with st.spinner(tr("spin.kv")):
-            st.session_state["train.kv_timing"] = cache_timing(list(KV_LENGTHS))
-    timing = st.session_state.get("train.kv_timing")
+    with st.spinner(tr("spin.kv")):
+        timing = on_demand(tr("lt.kv_run"), tr("lt.kv_run_help"), "train.kv_run", specs["kv_timing"].data)
     if timing:
-        show(kv_timing_figure(timing["rows"], lang=lang()), key="kv_timing")
-        if lessons.kv_timing_agrees(timing):
-            st.caption(tr("lt.kv_caption", rounds=timing["rounds"], **lessons.kv_summary(timing["rows"])))
+        show_spec(specs["kv_timing"], timing)
+        if L.kv_timing_agrees(timing):
+            st.caption(tr("lt.kv_caption", rounds=timing["rounds"], **L.kv_summary(timing["rows"])))
         else:
             st.warning(tr("lt.kv_noisy", rounds=timing["rounds"], spread=f"{timing['spread']:.0%}"))

@@ -1,23 +1,22 @@
 """Masking: mask the logits before the softmax, and see what the common mistakes do instead."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import lessons
 from explorer.attention import MASK_MODES
-from explorer.figures.masking import gradient_heatmap, leak_bars, mode_lines
-from explorer.figures.style import mark_answer
+from explorer.lessons import masking as L
 from explorer.masking import renorm_underflow
-from explorer.ui import cache
-from explorer.ui.control import lesson_page, stop_page
-from explorer.ui.figure import show, show_lesson
+from explorer.ui.control import stop_page
+from explorer.ui.controls import lesson_controls
+from explorer.ui.figure import show_spec
 from explorer.ui.layout import controls_and_figure, explanation
-from explorer.ui.page_controls import Masking as C
+from explorer.ui.page import lesson_page
 from explorer.ui.predict import prediction
-from explorer.ui.state import lang, say, tr
+from explorer.ui.state import say, tr
 
-TOL = 1e-9
+C = lesson_controls(L)
+
+TOL = L.LEAK_TOL            # below this a difference is rounding
 
 
 def verdict(mode: str, r: pd.Series) -> str:
@@ -39,52 +38,42 @@ def _leak_sentence(mask, report) -> str:
     """Which modes leak through which channel on this example (the probe perturbs the last position)."""
     if bool(mask[:, -1].all()):
         return tr("mk.leak_none_masked")
-    leaks = lessons.leak_modes(report.reset_index())
+    leaks = L.leak_modes(report.reset_index())
     names = {c: tr("punct.list").join(f"“{tr('modename.' + m)}”" for m in leaks[c]) for c in ("key", "value")}
     key = "mk.leak_which" if leaks["key"] and leaks["value"] else "mk.leak_which_key" if leaks["key"] else \
         "mk.leak_which_value" if leaks["value"] else "mk.leak_which_none"
     return tr(key, key_modes=names["key"], value_modes=names["value"])
 
 
-with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME):
+with lesson_page(C, question="mk.question"):
     (c1, c2, c3), main = controls_and_figure(3)
     length = C.LENGTH.draw(c1)
     C.D.draw(c1)
     kind = C.KIND.draw(c2)
-    valid = C.VALID.draw(c2, hi=length, disabled=kind == "causal", help={"n": length})
-    valid = length if kind == "causal" else valid
+    C.VALID.draw(c2, hi=length, disabled=kind == "causal")
     wrong = C.WRONG.draw(c3, format_func=lambda m: f"{tr('modename.' + m)}{tr('punct.colon')}{tr('mode.' + m)}")
     C.SEED.draw(c3)
+    specs = L.figures(C.values())
     try:
-        ex = cache.lesson_data("masking", length=length, d=C.D.value, kind=kind, valid=valid, seed=C.SEED.value,
-                               wrong=wrong)
+        with main:
+            ex = show_spec(specs["masking"], key="pair", main=True)
     except ValueError as err:
         stop_page(say(err))
     mask, report = ex["mask"], ex["report"].set_index("mode")
 
-    with main:
-        show_lesson("masking", ex, key="pair", main=True)
-
     sums = ex["post.row_sum"]
-    expected, whole = lessons.row_sums_answer(sums)
+    expected, whole = L.row_sums_answer(sums)
     rows_question = [tr(f"mk.rows_{i}") for i in range(3)]
     revealed = prediction("mk.rows", tr("mk.predict_q", kind=tr(f"masktype.{kind}")), rows_question, expected,
                           tr("mk.predict_why", whole=whole, n=length, low=f"{sums.min():.2f}"))
     st.subheader(tr("mk.rows_header"))          # the charts that answer the question, right under its verdict
-    pos = np.arange(length)
     left, right = st.columns(2)
-    with left:
-        rows_figure = mode_lines(pos, {m: ex[f"{m}.row_sum"] for m in MASK_MODES}, tr("mk.rows_title"),
-                                 tr("fig.query_pos"), tr("mk.rows_y"), lang=lang())
-        if revealed.shown:              # the post-softmax row that lost the most
-            low = int(np.argmin(sums))
-            mark_answer(rows_figure, low, float(sums[low]), tr("fig.answer_is", answer=rows_question[expected]),
-                        above=False)
-        show(rows_figure, key="row_sums")
+    with left:                          # once revealed, the answer at the post-softmax row that lost the most
+        show_spec(specs["row_sums"], ex,
+                  answer=tr("fig.answer_is", answer=rows_question[expected]) if revealed.shown else None)
     with right:
-        show(mode_lines(pos, {m: ex[f"{m}.output_norm"] for m in MASK_MODES}, tr("mk.norm_title"),
-                        tr("fig.query_pos"), tr("mk.norm_y"), lang=lang()), key="output_norms")
-    lost = lessons.rows_lost(sums, mask)
+        show_spec(specs["output_norms"], ex)
+    lost = L.rows_lost(sums, mask)
     if lost["kind"] == "nothing":
         st.markdown(tr("mk.rows_nothing_masked"))
     else:
@@ -97,17 +86,14 @@ with lesson_page("masking", C.ALL, question="mk.question", file_name=C.FILE_NAME
     st.markdown("\n".join(verdict(m, report.loc[m]) for m in MASK_MODES))
 
     st.subheader(tr("mk.leak_header"))
-    show(leak_bars(list(MASK_MODES), {c: [report.loc[m, f"leak_{c}"] for m in MASK_MODES] for c in ("key", "value")},
-                  TOL, lang=lang()), key="leak")
+    show_spec(specs["leak"], ex)
     st.caption(tr("mk.leak_caption", which=_leak_sentence(mask, report)))
 
     st.subheader(tr("mk.grad_header"))
-    grads = ex["grads"]
     st.markdown(tr("mk.grad_text"))
     left, right = st.columns(2)
     with left:
-        show(gradient_heatmap(grads[wrong], mask, tr("mk.grad_title", mode=tr(f"modename.{wrong}")), lang=lang()),
-             key="grad_heatmap")
+        show_spec(specs["grad_heatmap"], ex)
     with right:
         table = pd.DataFrame({
             tr("mk.grad_masked"): [report.loc[m, "grad_on_masked"] for m in MASK_MODES],

@@ -4,57 +4,54 @@ import math
 
 import streamlit as st
 
-from explorer import lessons
-from explorer.figures.common import lines
-from explorer.figures.scaling import regime_figure
+from explorer.lessons import scaling as L
 from explorer.scaling import scaling_summary
 from explorer.ui import cache
-from explorer.ui.control import lesson_page, stop_page
-from explorer.ui.figure import show, show_lesson
+from explorer.ui.cache import spec_data
+from explorer.ui.control import stop_page
+from explorer.ui.controls import lesson_controls
+from explorer.ui.figure import show_spec
 from explorer.ui.layout import controls_and_figure, explanation
-from explorer.ui.page_controls import Scaling as C
+from explorer.ui.page import lesson_page
 from explorer.ui.predict import prediction
-from explorer.ui.state import lang, say, tr
+from explorer.ui.state import say, tr
 
-with lesson_page("scaling", C.ALL, question="sc.question", file_name=C.FILE_NAME):
+C = lesson_controls(L)
+
+with lesson_page(C, question="sc.question"):
     (c1, c2, c3), main = controls_and_figure(3)
     d, n, seed = C.D.draw(c1), C.N.draw(c2), C.SEED.draw(c3)
 
+    specs = L.figures(C.values())
     try:
-        tables = cache.lesson_data("logit_std", n=n, seed=seed)
+        tables = spec_data(specs["logit_std"])
     except ValueError as err:
         stop_page(say(err))
     un, sc = tables["unscaled"], tables["scaled"]
     std_d = un.set_index("d").loc[d, "logit_std"]
     with main:
         laws = [tr(f"sc.law_{i}") for i in range(3)]
-        law = lessons.growth_law(un["d"], un["logit_std"])
+        law = L.growth_law(un["d"], un["logit_std"])
         revealed = prediction("sc.growth", tr("sc.predict_q"), laws, law,
                               tr("sc.predict_why", d=d, std=f"{std_d:.2f}", root=f"{math.sqrt(d):.2f}"))
-        show_lesson("logit_std", tables, key="std", main=True, d=d,
-                    answer=tr("fig.answer_is", answer=laws[law]) if revealed.shown else None)
+        show_spec(specs["logit_std"], tables, key="std", main=True,
+                  answer=tr("fig.answer_is", answer=laws[law]) if revealed.shown else None)
     # the number the question is about, only once it is answered
     c1.metric(tr("sc.metric", d=d), f"{std_d:.2f}", help=tr("sc.metric_help", value=f"{math.sqrt(d):.2f}"))
 
     ds = un["d"].to_numpy()
-    unscaled, scaled = tr("sc.unscaled"), tr("sc.scaled")
     left, right = st.columns(2)
     with left:
-        show(lines(ds, {unscaled: un["max_weight"], scaled: sc["max_weight"]}, tr("sc.maxw_title"), tr("sc.d_axis"),
-                   tr("sc.maxw_axis"), log_x=True, mode="lines+markers", height=380), key="max_weight")
+        show_spec(specs["max_weight"], tables)
     with right:
-        show(lines(ds, {unscaled: un["entropy"], scaled: sc["entropy"]}, tr("sc.entropy_title"), tr("sc.d_axis"),
-                   tr("sc.entropy_axis"), log_x=True, mode="lines+markers",
-                   hlines=[(math.log(n), tr("sc.log_n", value=f"{math.log(n):.2f}"))], height=380), key="entropy")
+        show_spec(specs["softmax_entropy"], tables, key="entropy")
 
     summary = scaling_summary(un, sc)
     left, right = st.columns(2)
     with left:
-        show(lines(ds, {unscaled: un["softmax_grad_norm"], scaled: sc["softmax_grad_norm"]}, tr("sc.grad_title"),
-                   tr("sc.d_axis"), tr("sc.grad_axis"), log_x=True, mode="lines+markers", height=420),
-             key="grad_norm")
+        show_spec(specs["grad_norm"], tables)
     with right:
-        show(regime_figure(tables["regime"], un, sc, lang=lang()), key="regime")
+        show_spec(specs["regime"], tables)
     (u64, s64), (u128, s128) = summary["usual"][64], summary["usual"][128]
     more = [x for x, (u, s_) in summary["usual"].items() if u > s_]
     usual = "sc.usual_more" if len(more) == 2 else "sc.usual_less" if not more else "sc.usual_mixed"
@@ -69,7 +66,7 @@ with lesson_page("scaling", C.ALL, question="sc.question", file_name=C.FILE_NAME
                    ent_1=f"{summary['unscaled_entropy'][0]:.2f}", ent_big=f"{summary['unscaled_entropy'][1]:.2f}",
                    d_max=int(ds[-1]), g_last=f"{summary['last'][0]:.3f}", g_last_sc=f"{summary['last'][1]:.3f}"))
 
-    show_lesson("logit_histogram", cache.lesson_data("logit_histogram", d=d, seed=seed), key="hist")
+    show_spec(specs["logit_histogram"], key="hist")
 
     with explanation("ui.what_to_notice"):
         norms = cache.scaling_key_norms(d, seed)

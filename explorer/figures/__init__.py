@@ -1,1 +1,4 @@
-"""Pure figure builders: data in, plotly figure out. No streamlit here. ``registry`` names the lesson figures."""
+"""Pure figure builders: data in, plotly figure out. No streamlit here.
+
+The lesson figures themselves (compute, then draw) live in ``explorer.lessons``.
+"""

@@ -8,11 +8,12 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import t
+from . import common
 from .common import heatmap_grid, lines
 from .style import NORMAL, PALETTE, Line, Style, figure, line_trace
 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
 
 MAX_POINTS = 1500
 
@@ -114,7 +115,7 @@ def schedule_figure(steps: np.ndarray, lr: np.ndarray, temperature: np.ndarray, 
 def kv_timing_figure(rows, style: Style = NORMAL, lang: str = "en") -> go.Figure:
     """Measured ms per token with and without the cache (``timing.cache_timing``'s rows), and the theory for each
     (a + b·S with the cache, a + c·S² without, fitted by least squares to the measured points), on log-log axes."""
-    import pandas as pd
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
     df = pd.DataFrame(rows, columns=["length", "cache", "no_cache", "diff"])
     fit = kv_theory(df["length"].to_numpy(), df["cache"].to_numpy(), df["no_cache"].to_numpy())
     series = {t("fig.with_cache", lang): df["cache"], t("fig.no_cache", lang): df["no_cache"],
@@ -207,9 +208,7 @@ def scores_figure(df: pd.DataFrame, n_layers: int, n_heads: int, style: Style = 
 
 def qk_figure(matrix: np.ndarray, layer: int, head: int, style: Style = NORMAL, lang: str = "en") -> go.Figure:
     """The QK circuit of one head as a token × token heatmap (red: the query token likes the key token)."""
-    from .common import heatmap
-
     lim = float(np.abs(matrix).max()) or 1.0
-    return heatmap(matrix, None, None, t("fig.qk_title", lang, layer=layer, head=head), t("fig.key_token", lang),
+    return common.heatmap(matrix, None, None, t("fig.qk_title", lang, layer=layer, head=head), t("fig.key_token", lang),
                    t("fig.query_token", lang), colorbar_title=t("fig.qk_logit", lang), colorscale="RdBu_r",
                    zmin=-lim, zmax=lim, height=420, style=style, lang=lang)

@@ -20,6 +20,8 @@ import torch
 
 from ..cli import Parser, progress
 from . import TASKS, Trainer
+from .circuits import copying_score, head_importance, k_composition, ov_circuit
+from .trainer import head_scores
 
 
 def _parser() -> Parser:
@@ -41,9 +43,6 @@ def _parser() -> Parser:
 
 def head_table(trainer: Trainer, eval_seed: int = 2024, size: int = 128) -> list[dict]:
     """One row per head of the trained model (see the module docstring), on a fixed evaluation batch."""
-    from .circuits import copying_score, head_importance, k_composition, ov_circuit
-    from .trainer import head_scores
-
     batch = trainer.task.batch(size, torch.Generator().manual_seed(eval_seed)).to(trainer.device)
     zero = head_importance(trainer.model, batch, trainer.task.loss, "zero", trainer.temperature)
     mean = head_importance(trainer.model, batch, trainer.task.loss, "mean", trainer.temperature)

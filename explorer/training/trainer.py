@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -12,7 +14,7 @@ from .._checks import integer_in, one_of, positive_number
 from ..attention import entropy
 from ..i18n import Message
 from .model import ModelConfig, TinyTransformer
-from .tasks import Batch, Task, held_out_example
+from .tasks import Batch, Task, held_out_example, make_task
 
 SCHEDULES = ("constant", "cosine")
 TEMPERATURE_SCHEDULES = ("constant", "linear", "cosine")
@@ -228,13 +230,13 @@ class Trainer:
         # Held while training or reading the model: a dashboard may run two script runs of one session at
         # once (a timed refresh still training when a rerun starts), and they must not interleave.
         self.lock = threading.RLock()
+        self._memo: dict = {}
 
     @classmethod
     def for_task(cls, task: Task | str, seed: int = 0, device: str | torch.device = "cpu", **overrides) -> Trainer:
         """A trainer with the task's own defaults (``task.defaults``: model size, sequence length, lr,
         warmup); ``overrides`` may set any of ``n_layers``, ``n_heads``, ``d_model``, ``with_mlp``,
         ``seq_len``, ``lr``, ``warmup`` and the other ``Trainer`` arguments."""
-        from .tasks import make_task
         if isinstance(task, str):
             task = make_task(task, overrides.pop("seq_len", None))
         else:
@@ -244,6 +246,15 @@ class Trainer:
         d = task.defaults
         return cls(cfg, task, lr=overrides.pop("lr", d.lr), warmup=overrides.pop("warmup", d.warmup), seed=seed,
                    device=device, **overrides)
+
+    def memo(self, name: str, compute: Callable[[], Any], *depends) -> Any:
+        """``compute()``, once per value of ``depends`` (e.g. the step count): what a page reads of this model
+        between reruns without recomputing it (the evaluation batch, the loss before training)."""
+        with self.lock:
+            held = self._memo.get(name)
+            if held is None or held[0] != depends:
+                held = self._memo[name] = (depends, compute())
+            return held[1]
 
     def initial_model(self) -> TinyTransformer:
         """A new model with the weights this trainer started from (they follow from its config and seed)."""

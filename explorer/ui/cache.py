@@ -5,31 +5,32 @@ Each function turns parameters into numpy results, on the device chosen by ``get
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
 
 import numpy as np
 import streamlit as st
 import torch
 
-from .. import attention, regression, scaling
-from .. import bridge as bridge_lib
+from .. import bandwidth, regression, scaling
 from ..data import dataset_arrays
 from ..device import get_device
+from ..lessons import attention_heatmap, efficient_attention, kernel_regression
+from ..lessons.base import Spec
 
 
-def lesson_data(name: str, **parameters) -> dict:
-    """The data of the lesson figure ``name`` (``explorer.figures.registry``) at ``parameters``, cached per
-    compute function: figures that share one (the two learned-bandwidth plots) compute it once."""
-    from ..figures.registry import FIGURES
-
-    return _computed(FIGURES[name].compute.__qualname__, **parameters)
+def spec_data(spec: Spec) -> dict:
+    """The data of a lesson figure's ``Spec`` (``<lesson>.figures(values)[name]``), cached per compute function
+    (figures that share one, the two learned-bandwidth plots, compute it once), unless the figure reads live
+    state (a model being trained)."""
+    compute = spec.figure_def.compute
+    if not spec.figure_def.cached:
+        return compute(**spec.inputs)
+    return _computed(compute.__module__, compute.__qualname__, **spec.inputs)
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
-def _computed(compute: str, **parameters) -> dict:
-    from ..figures.registry import COMPUTES
-
-    return COMPUTES[compute](**parameters)
+def _computed(module: str, compute: str, **inputs) -> dict:
+    return getattr(importlib.import_module(module), compute)(**inputs)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -66,45 +67,24 @@ def nw_curve(name: str, n: int, noise: float, seed: int, kernel: str, bandwidth:
 def loo_optimum(name: str, n: int, noise: float, seed: int, kernel: str) -> float:
     """The leave-one-out optimal bandwidth of ``kernel`` on the dataset (the curve is the registry's loo_cv)."""
     x, y, _ = _tensors(name, n, noise, seed)
-    return regression.select_bandwidth(x, y, kernel)
+    return bandwidth.select_bandwidth(x, y, kernel)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def loo_question(name: str, n: int, noise: float, seed: int, kernel: str, optimum: float,
                  presets: tuple[float, ...]) -> dict:
-    """The Kernel regression page's question (``lessons.loo_question``), computed once per dataset and kernel, not
-    on every rerun."""
-    from .. import lessons
+    """The Kernel regression page's question (``kernel_regression.loo_question``), computed once per dataset and
+    kernel, not on every rerun."""
     d = dataset(name, n, noise, seed)
-    return lessons.loo_question(d["x"], d["y"], kernel, optimum, presets)
+    return kernel_regression.loo_question(d["x"], d["y"], kernel, optimum, presets)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def heatmap_regimes(name: str, n: int, noise: float, seed: int, kernel: str, n_queries: int) -> dict:
     """The numbers the heatmap page's notice quotes for the smallest and a large bandwidth."""
-    from .. import lessons
     d = dataset(name, n, noise, seed)
     queries = np.linspace(d["x_grid"][0], d["x_grid"][-1], n_queries)     # the page's queries (any h)
-    return lessons.heatmap_regimes(d["x"], kernel, queries)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def bridge_spread_curve(d: int, n_keys: int, tau: float, seed: int, n_queries: int = 16) -> Any:
-    """The dot-vs-Gaussian gap for key-norm spreads 0 to 1 (does not depend on the current spread)."""
-    return bridge_lib.difference_vs_spread(d, n_queries, n_keys, tau, np.linspace(0, 1, 21), seed)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def topk_weights(d: int, n_keys: int, spread: float, tau: float, seed: int, k_top: int,
-                 n_queries: int = 16) -> np.ndarray:
-    q, k, v = bridge_lib.random_qkv(d, n_queries, n_keys, spread, seed)
-    return attention.topk_attention(q, k, v, k_top, tau)[1].numpy()
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def nw_entropy(name: str, n: int, noise: float, seed: int, kernel: str) -> Any:
-    x, _, grid = _tensors(name, n, noise, seed)
-    return bridge_lib.nw_entropy_sweep(grid[::4], x, kernel, bridge_lib.log_grid(0.01, 20, 41))
+    return attention_heatmap.heatmap_regimes(d["x"], kernel, queries)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -113,17 +93,8 @@ def scaling_key_norms(d: int, seed: int, n: int = 256) -> tuple[float, float]:
     return scaling.key_norm_range(d, n, seed)
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def kv_flops(lengths: tuple[int, ...]) -> list[dict]:
-    """FLOPs per generated token with and without the KV cache: counted, the same on every machine, so shared."""
-    from ..training.timing import generation_flops
-
-    return generation_flops(list(lengths))
-
-
 @st.cache_resource(max_entries=4, show_spinner=False)   # the page shows spin.cost; shared by all sessions
 def attention_cost(d: int) -> dict:
-    """The measured cost rows of the Efficient attention page (``registry._cost``), timed once per server."""
-    from ..figures.registry import COMPUTES
-
-    return COMPUTES["_cost"](d)
+    """The measured cost rows of the Efficient attention page (``efficient_attention._cost``), timed once per
+    server."""
+    return efficient_attention.FIGURES["attention_cost"].compute(d=d)

@@ -4,70 +4,38 @@ from __future__ import annotations
 
 import hashlib
 import math
+from types import SimpleNamespace
 
-import numpy as np
 import streamlit as st
 
 from ..data import DATASETS, EXAMPLE_CSV, MAX_UPLOAD_ROWS, dataset_from_table, read_csv
-from ..kernels import KERNELS
-from .control import Control
+from ..lessons import shared
+from ..lessons.shared import BANDWIDTHS, UPLOAD, presets, snap_bandwidth
+from ..regression import defined_mse
+from . import cache
+from .control import Control, controls
 from .state import init_state, say, tr
-
-PRESET_LABELS = ("over-fit", "good", "over-smooth")
-UPLOAD_PRESETS = (0.05, 0.5, 10.0)       # an upload has no true function: these get no verdict
-
-
-def presets(name: str) -> dict[str, float]:
-    """The dataset's preset bandwidths by label (over-fit, good, over-smooth at its default n and noise)."""
-    values = DATASETS[name].presets if name in DATASETS else UPLOAD_PRESETS
-    return dict(zip(PRESET_LABELS, values, strict=True))
-
-
-def _bandwidth_grid() -> list[float]:
-    """Log-spaced bandwidths from 0.01 to 20 (40 per decade), every dataset's presets included exactly."""
-    exact = {h for spec in DATASETS.values() for h in spec.presets} | set(UPLOAD_PRESETS)
-    values = {float(f"{10 ** (k / 40):.3g}") for k in range(-80, 53)}
-    values = {v for v in values if all(abs(v / p - 1) > 0.03 for p in exact)}
-    return sorted(values | exact)
-
-
-BANDWIDTHS = _bandwidth_grid()
-TEMPERATURES = [float(f"{t:.3g}") for t in np.logspace(np.log10(0.05), 2, 67)]  # 0.05 to 100
-
-
-def snap_bandwidth(h: float) -> float:
-    """The grid bandwidth nearest to h on a log scale."""
-    return min(BANDWIDTHS, key=lambda b: abs(math.log(b / h)))
 
 
 def _set_bandwidth(value: float) -> None:
-    st.session_state["nw.bandwidth"] = snap_bandwidth(value)
+    st.session_state[shared.BANDWIDTH.key] = snap_bandwidth(value)
 
 
 def _load_dataset_defaults() -> None:
     """Picking a dataset loads its own n, noise and "good" bandwidth (the presets are judged at those)."""
-    spec = DATASETS.get(st.session_state["data.name"])
-    if spec is not None:
-        st.session_state["data.n"], st.session_state["data.noise"] = spec.default_n, spec.default_noise
-        st.session_state["nw.bandwidth"] = snap_bandwidth(spec.presets[1])
+    if st.session_state[shared.DATASET.key] in DATASETS:
+        st.session_state.update(shared.dataset_defaults(st.session_state[shared.DATASET.key]))
 
 
-UPLOAD = "upload"
-DATASET = Control("data.name", "select", "sine_mix", "data.dataset", "data.dataset_help", options=(*DATASETS, UPLOAD),
-                  names="dataset.", not_in_links={UPLOAD: "ui.url_upload"},
-                  on_change=_load_dataset_defaults)
-N = Control("data.n", "slider", 200, "data.n", "data.n_help", lo=10, hi=2000, step=10)
-NOISE = Control("data.noise", "slider", 0.3, "data.noise", "data.noise_help", lo=0.0, hi=2.0, step=0.05)
-SEED = Control("data.seed", "number", 0, "ui.seed", "ui.seed_help", lo=0, hi=9999)
-KERNEL = Control("nw.kernel", "select", "gaussian", "nw.kernel", options=tuple(KERNELS), names="kernel.")
-BANDWIDTH = Control("nw.bandwidth", "select_slider", 0.2, "nw.bandwidth", "nw.bandwidth_help",   # the sine mix's
-                    options=tuple(BANDWIDTHS), fmt="g")                                          # "good" preset
-SHARED_CONTROLS = [DATASET, N, NOISE, SEED, KERNEL, BANDWIDTH]     # kept across pages, in every page's URL
+DATASET = Control(shared.DATASET, on_change=_load_dataset_defaults)
+N, NOISE, SEED, KERNEL, BANDWIDTH = (Control(p) for p in (shared.N, shared.NOISE, shared.SEED, shared.KERNEL,
+                                                           shared.BANDWIDTH))
+SHARED_CONTROLS = (DATASET, N, NOISE, SEED, KERNEL, BANDWIDTH)     # kept across pages, in every page's URL
 
 
-def seed_control(key: str) -> Control:
-    """A page's own random seed (0 to 9999)."""
-    return Control(key, "number", 0, "ui.seed", "ui.seed_help", lo=0, hi=9999)
+def lesson_controls(lesson) -> SimpleNamespace:
+    """A lesson module's controls (``control.controls``), the dataset and kernel ones being these."""
+    return controls(lesson, shared=SHARED_CONTROLS)
 
 
 def dataset_controls() -> tuple:
@@ -94,11 +62,6 @@ def dataset_controls() -> tuple:
         st.error(problem)
     st.session_state["data.last_valid"] = ds
     return ds
-
-
-def dataset_label(name: str) -> str:
-    """How a dataset key reads in titles."""
-    return tr("data.your_data") if name.startswith(UPLOAD) else tr(f"dataset.{name}")
 
 
 def _upload_controls() -> tuple[tuple, str | None]:
@@ -160,9 +123,7 @@ def _upload_controls() -> tuple[tuple, str | None]:
 
 def kernel_bandwidth_controls(ds: tuple) -> None:
     """The kernel select box, the log-scale bandwidth slider and the dataset's three presets, captioned
-    with a verdict computed on the data shown (``explorer.lessons.preset_verdict``)."""
-    from .. import lessons
-    from . import cache
+    with a verdict computed on the data shown (``explorer.lessons.shared.preset_verdict``)."""
 
     KERNEL.draw()
     st.session_state["nw.bandwidth"] = snap_bandwidth(BANDWIDTH.value)
@@ -171,8 +132,8 @@ def kernel_bandwidth_controls(ds: tuple) -> None:
     values = presets(name)
     if name in DATASETS:
         data = cache.dataset(*ds)
-        mse = {label: lessons.curve_mse(cache.nw_curve(*ds, kernel, h), data["true"]) for label, h in values.items()}
-        verdict = lessons.preset_verdict(mse)
+        mse = {label: defined_mse(cache.nw_curve(*ds, kernel, h), data["true"])[0] for label, h in values.items()}
+        verdict = shared.preset_verdict(mse)
         spec = DATASETS[name]
         listing = " · ".join(f"{h:g} {tr('nw.preset.' + label)}" for label, h in values.items())
         key = "nw.presets" if verdict else "nw.presets_fail"

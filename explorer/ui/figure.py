@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..export import MIME, image_formats_available, to_bytes
-from ..figures.style import LECTURE, NORMAL, dark, prepared
+from ..figures.dark import dark
+from ..figures.files import MIME, image_formats_available, to_bytes
+from ..figures.style import LECTURE, NORMAL, prepared
+from .cache import spec_data
 from .state import lang, lecture_mode, tr
 
 
@@ -33,12 +35,12 @@ def show(fig, key: str, main: bool | int = False) -> None:
     export_control(fig, key)           # exports are light (slides, paper) unless the popover asks for dark
 
 
-def show_lesson(name: str, data: dict, key: str | None = None, main: bool | int = False, **marks) -> None:
-    """Draw the lesson figure ``name`` from its data (``cache.lesson_data``) and its marks (the current
-    value a figure points at): the figure the export makes with the same parameters."""
-    from ..figures.registry import FIGURES
-
-    show(FIGURES[name].draw({**data, **marks}, lang()), key=key or name, main=main)
+def show_spec(spec, data: dict | None = None, key: str | None = None, main: bool | int = False, **marks) -> dict:
+    """Draw a lesson figure's ``Spec`` (``<lesson>.figures(values)[name]``: what the export writes too) with its
+    marks and ``marks``; returns its data (computed, and cached, when not given) for the page's sentences."""
+    data = spec_data(spec) if data is None else data
+    show(spec.draw(data, lang(), **marks), key=key or spec.name, main=main)
+    return data
 
 
 def file_stem(key: str) -> str:

@@ -3,6 +3,9 @@ lecture mode."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import streamlit as st
 
 from .state import lecture_mode, tr
@@ -76,3 +79,11 @@ def explanation(key: str):
     box = st.container()
     box.subheader(title)
     return box
+
+
+def on_demand(label: str, help: str, key: str, compute: Callable[[], Any]) -> Any:
+    """A button that runs ``compute`` (a measurement of this machine, too slow or too noisy for every rerun) and
+    keeps its result for this session only; returns the result once there is one, else None."""
+    if st.button(label, help=help, key=key):
+        st.session_state[f"{key}.result"] = compute()
+    return st.session_state.get(f"{key}.result")

@@ -1,55 +1,33 @@
-"""The pages in lesson order: the router's navigation, the landing page's list and Previous / Next.
+"""The pages in lesson order (``explorer.lessons.LESSONS``): the router's navigation, the landing page's list
+and Previous / Next.
 
 Nothing here imports torch: the router and the landing page draw before the compute stack is loaded.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from ..lessons import LESSONS, Lesson
 from .state import tr
 
-
-@dataclass(frozen=True)
-class Lesson:
-    name: str          # pages/<name>.py, the UI text page.<name>, home.line.<name>
-    group: str         # nav.<group>
-    icon: str
-
-
 HOME = Lesson("home", "", ":material/home:")
-LESSONS = (
-    Lesson("kernel_regression", "kernels", ":material/show_chart:"),
-    Lesson("attention_heatmap", "kernels", ":material/grid_on:"),
-    Lesson("softmax_kernel", "attention", ":material/functions:"),
-    Lesson("masking", "attention", ":material/visibility_off:"),
-    Lesson("scaling", "attention", ":material/straighten:"),
-    Lesson("efficient_attention", "attention", ":material/speed:"),
-    Lesson("live_training", "transformers", ":material/model_training:"),
-)
 _ROUTED = "ui.routed"         # set by the router: page links only resolve when the app's navigation exists
-
-
-def script(lesson: Lesson) -> str:
-    return f"pages/{lesson.name}.py"
 
 
 def navigation_pages() -> dict[str, list]:
     """``st.navigation``'s argument: the landing page on its own at the top, then the lessons by group."""
     st.session_state[_ROUTED] = True
-    pages: dict[str, list] = {"": [st.Page(script(HOME), title=tr("page.home"), icon=HOME.icon, default=True)]}
+    pages: dict[str, list] = {"": [st.Page(HOME.script, title=tr("page.home"), icon=HOME.icon, default=True)]}
     for lesson in LESSONS:
         pages.setdefault(tr(f"nav.{lesson.group}"), []).append(
-            st.Page(script(lesson), title=tr(f"page.{lesson.name}"), icon=lesson.icon))
+            st.Page(lesson.script, title=tr(f"page.{lesson.name}"), icon=lesson.icon))
     return pages
 
 
 def requested_path() -> str:
     """The page path the browser asked for on this run (empty for the app's root and for a click in the app)."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
     ctx = get_script_run_ctx()
     return (ctx.pages_manager.intended_page_name or "") if ctx is not None else ""
 
@@ -71,7 +49,7 @@ def neighbours(name: str) -> tuple[Lesson | None, Lesson | None]:
 def page_link(lesson: Lesson, label: str, where=None, **kwargs) -> None:
     """A link to another page; drawn only under the router (a page run on its own has no pages to link to)."""
     if st.session_state.get(_ROUTED):
-        (where or st).page_link(script(lesson), label=label, **{"icon": lesson.icon, **kwargs})
+        (where or st).page_link(lesson.script, label=label, **{"icon": lesson.icon, **kwargs})
 
 
 def previous_next(name: str, where=None, compact: bool = False) -> None:

@@ -12,8 +12,12 @@ from typing import Any
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
+from streamlit.runtime.pages_manager import PagesManager
 
 from ..i18n import LANGUAGES, Message, t
+from ..lessons.params import SWITCH
+
+KEEP = "ui.keep"      # the state keys kept across pages: every visited lesson page adds its settings' keys
 
 
 def init_state(defaults: Mapping[str, Any]) -> None:
@@ -59,37 +63,32 @@ def _leave_pages_directory_mode() -> None:
     own, the old pages/-directory way, because the process-wide switch Streamlit keeps for it is only turned
     off by the first ``st.navigation`` call (app.py's): no page config, no language control, a flat nav.
     Turn the switch off and rerun, so app.py runs and routes the link."""
-    from streamlit.runtime.pages_manager import PagesManager
     if PagesManager.uses_pages_directory and st.runtime.exists():
         PagesManager.uses_pages_directory = False
         st.rerun()
 
 
-_WORDS = ("1", "true", "yes", "0", "false", "no")
-
-
 def keep_shared_state() -> None:
     """Stop Streamlit from dropping any page's settings between pages, and set the app-wide ones.
 
-    Streamlit forgets a widget's value when a run does not draw it; re-saving the value of every declared
-    control that has one (the shared ones and each visited page's own) keeps it, so a page shows what it
-    showed when the viewer comes back. Call it once per run, before any widget is drawn (app.py does; so
-    does each page, so that a page also works when run on its own, as in the AppTest suite). It imports no
-    compute code: the router and the landing page call it before torch is loaded.
+    Streamlit forgets a widget's value when a run does not draw it; re-saving the value of every setting in
+    ``st.session_state[KEEP]`` (the shared ones and each visited page's own, added by ``page.lesson_page``) keeps
+    it, so a page shows what it showed when the viewer comes back. Call it once per run, before any widget is
+    drawn (app.py does; so does each page, so that a page also works when run on its own, as in the AppTest
+    suite). It imports no compute code: the router and the landing page call it before torch is loaded.
     """
-    from .control import DECLARED
-
     _leave_pages_directory_mode()
     if "ui.lecture" not in st.session_state:             # ?lecture=1 turns lecture mode on
-        st.session_state["ui.lecture"] = st.query_params.get("lecture", "0") in ("1", "true", "yes")
+        st.session_state["ui.lecture"] = SWITCH.get(st.query_params.get("lecture", "0").lower(), False)
     if "ui.predict" not in st.session_state:             # ?predict=1 / 0; by default on in lecture mode
         asked = st.query_params.get("predict")
-        st.session_state["ui.predict"] = asked in ("1", "true", "yes") if asked in _WORDS else \
+        st.session_state["ui.predict"] = SWITCH[asked.lower()] if asked and asked.lower() in SWITCH else \
             st.session_state["ui.lecture"]
     if "ui.lang" not in st.session_state:                # ?lang=zh switches to Chinese
         st.session_state["ui.lang"] = st.query_params.get("lang", "en") if st.query_params.get("lang") in LANGUAGES \
             else "en"
-    for key in ("ui.lecture", "ui.predict", "ui.lang", *sorted(k for k in DECLARED if k in st.session_state)):
+    kept = sorted(k for k in st.session_state.get(KEEP, ()) if k in st.session_state)
+    for key in ("ui.lecture", "ui.predict", "ui.lang", *kept):
         try:
             st.session_state[key] = st.session_state[key]
         except StreamlitAPIException:       # its widget is already drawn in this run (app.py's sidebar)

@@ -1,6 +1,6 @@
 import numpy as np
 
-from explorer.ui.controls import TEMPERATURES
+from explorer.lessons.shared import TEMPERATURES
 from tests.app.helpers import assert_clean, chart_data, page
 
 

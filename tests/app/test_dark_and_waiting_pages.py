@@ -6,8 +6,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.ui.navigation import LESSONS
-from explorer.ui.page_controls import PAGES
+from explorer.lessons import LESSONS, lesson
 from tests.app.helpers import ROOT, assert_clean
 
 NAMES = [lesson.name for lesson in LESSONS]
@@ -36,10 +35,7 @@ def test_every_figure_of_every_page_draws_in_the_dark_theme(name):
 
 
 def _controls(name: str):
-    if name == "live_training":
-        from explorer.ui import live
-        return live.CONTROLS
-    return PAGES[name].ALL
+    return lesson(name).module.PARAMS
 
 
 @pytest.mark.parametrize("name", NAMES)

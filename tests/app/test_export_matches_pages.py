@@ -62,11 +62,13 @@ def test_exported_figure_has_the_traces_of_the_page_chart(name, exported):
                 _same(a[axis], b[axis])
 
 
-def test_every_exported_figure_comes_from_the_registry_entry_of_a_page():
-    from explorer.export import lecture_parameters
-    from explorer.figures.registry import FIGURES
+def test_every_exported_figure_comes_from_a_lesson_with_a_page():
+    from explorer.export import lesson_specs
+    from explorer.lessons import LESSONS
     from tests.conftest import ROOT
 
     pages = {p.stem for p in ROOT.glob("pages/*.py")}
-    for _, entry, _ in lecture_parameters(0):
-        assert FIGURES[entry].page in pages
+    for item in LESSONS:
+        assert item.name in pages
+        for spec in lesson_specs(item.name).values():
+            assert spec.lesson == item.name

@@ -4,13 +4,12 @@ while the viewer visits every other page and comes back (the app through its rou
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.ui import live
-from explorer.ui.controls import SHARED_CONTROLS
-from explorer.ui.page_controls import PAGES
+from explorer.lessons import LESSONS
+from explorer.lessons.shared import SHARED as SHARED_PARAMS
 from tests.app.helpers import ROOT, assert_clean
 
-CONTROLS = {**{name: spec.ALL for name, spec in PAGES.items()}, "live_training": live.CONTROLS}
-SHARED = {c.key for c in SHARED_CONTROLS}
+CONTROLS = {item.name: item.module.PARAMS for item in LESSONS}
+SHARED = {c.key for c in SHARED_PARAMS}
 
 
 # the ablation controls name heads, which must exist in the model the other changed settings build
@@ -22,9 +21,9 @@ def other_value(control):
     if control.key in OVERRIDES:
         return OVERRIDES[control.key]
     default = control.default_value() if not callable(control.default) else None
-    if control.widget in ("toggle", "checkbox"):
+    if control.kind == "toggle":
         return not default
-    if control.widget == "multiselect":
+    if control.kind == "multiselect":
         return [control.options[1]]
     if control.options is not None:
         return next(o for o in control.options if o != default)

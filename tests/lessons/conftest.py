@@ -14,8 +14,8 @@ INDUCTION_STEPS = 600          # the page's claims about the induction task are 
 def induction_seeds():
     """The induction task at its defaults, seeds 0-9: {seed: (untrained loss, trainer after 600 steps, the page's
     evaluation batch)}. About a minute of training on two cores, once per session."""
+    from explorer.lessons.live_training import EVAL_SEED, EVAL_SIZE
     from explorer.training import Trainer, ablate
-    from explorer.ui.live import EVAL_SEED, EVAL_SIZE
 
     out = {}
     for seed in range(10):

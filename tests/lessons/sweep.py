@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from explorer.data import DATASETS
 from explorer.kernels import KERNELS
-from explorer.ui.control import Control
+from explorer.lessons.params import Param
 
 SEEDS = range(5)
 DATASET_NAMES = tuple(DATASETS)
 WIDE_KERNELS = tuple(k for k in KERNELS if KERNELS[k].canonical)      # every kernel with a width
 
 
-def ends(control: Control) -> tuple:
+def ends(control: Param) -> tuple:
     """The control's two ends and a middle value: a slider's lo, (lo + hi) / 2 (rounded to its step) and hi;
     the first, middle and last option of a select slider."""
     if control.options is not None:

@@ -7,15 +7,14 @@ import numpy as np
 import pytest
 import torch
 
-from explorer import lessons
 from explorer.attention import entropy
 from explorer.bridge import nw_entropy_sweep
 from explorer.data import DATASETS, make_dataset, query_grid
 from explorer.i18n import t
 from explorer.kernels import KERNELS
+from explorer.lessons import attention_heatmap as AH
+from explorer.lessons.shared import N
 from explorer.regression import nw_weights
-from explorer.ui.controls import N
-from explorer.ui.page_controls import AttentionHeatmap as AH
 from tests.app.helpers import assert_clean, chart_data, page
 from tests.lessons.sweep import SEEDS, ends
 
@@ -91,10 +90,10 @@ def test_the_small_and_large_h_lines_say_what_the_rows_do():
         d = make_dataset(name, n, 0.3, seed)
         xq = _queries(d, m).numpy()
         for kernel in KERNELS:
-            r = lessons.heatmap_regimes(d.x, kernel, xq)
+            r = AH.heatmap_regimes(d.x, kernel, xq)
             w = _numpy_weights(xq, d.x, kernel, 0.01)
             ok = w.sum(1) > 0
-            shape = lessons.small_h_rows(r, n, kernel)
+            shape = AH.small_h_rows(r, n, kernel)
             if kernel == "constant":
                 assert shape == "flat"
             elif not ok.any():
@@ -125,7 +124,7 @@ def test_the_entropy_line_is_shown_only_where_entropy_follows_the_data():
                 w = _numpy_weights(xq, d.x, kernel, h)
                 ok = w.sum(1) > 0
                 ent = np.where(ok, -(np.where(w > 0, w * np.log(np.where(w > 0, w, 1)), 0)).sum(1), np.nan)
-                got = lessons.entropy_and_density(w, ent, xq, d.x, kernel, h)
+                got = AH.entropy_and_density(w, ent, xq, d.x, kernel, h)
                 e = ent[ok]
                 if ok.sum() >= 8 and np.ptp(e) > 1e-9:
                     total = _numpy_total(xq, d.x, kernel, h)[ok]
@@ -157,9 +156,9 @@ def test_the_notice_on_the_page_at_every_seed():
             spec = DATASETS[name]
             d = make_dataset(name, spec.default_n, spec.default_noise, seed)
             xq = _queries(d, AH.N_QUERIES.default).numpy()
-            r = lessons.heatmap_regimes(d.x, "gaussian", xq)
+            r = AH.heatmap_regimes(d.x, "gaussian", xq)
             text = next(m.value for m in at.markdown if m.value.startswith("- Each row"))
-            small = lessons.small_h_rows(r, len(d.x), "gaussian")
+            small = AH.small_h_rows(r, len(d.x), "gaussian")
             assert t(f"ah.notice_small_{small}", kernel=t("kernel.gaussian"), small="0.01",
                      mw_small=f"{r['max_weight_small']:.2f}", ent_small=f"{r['entropy_small']:.2f}", n=len(d.x)) in text
             assert f"mean entropy {r['entropy_large']:.2f} nats against log N = {math.log(len(d.x)):.2f}" in text

@@ -9,13 +9,11 @@ import pytest
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from explorer import lessons
 from explorer.data import DATASETS, dataset_arrays
 from explorer.efficient import linear_attention, online_softmax_attention, random_feature_map
-from explorer.figures.registry import COMPUTES, COST_LENGTHS, DENSE_MAX, EMBED_D, FIGURES
 from explorer.i18n import t
-from explorer.ui.controls import N
-from explorer.ui.page_controls import EfficientAttention as C
+from explorer.lessons import efficient_attention as C
+from explorer.lessons.shared import N
 from tests.app.helpers import assert_clean, chart_data, page
 from tests.lessons.sweep import SEEDS, ends
 
@@ -31,7 +29,7 @@ def _datasets(seed):
 def zoo(**changes):
     p = {"data": DATA, "h": C.H.default, "m": C.M.default, "kind": C.KIND.default, "orthogonal": C.ORTH.default,
          "seed": 0} | changes
-    return FIGURES["efficient_zoo"].compute(**p)
+    return C.FIGURES["efficient_zoo"].compute(**p)
 
 
 @pytest.mark.sweep
@@ -60,9 +58,9 @@ def test_zoo_text_errors_are_those_of_the_drawn_weights():
             for orthogonal in (False, True):
                 for m in (ends(C.M)[0], ends(C.M)[-1]):
                     z = zoo(kind=kind, orthogonal=orthogonal, m=m, seed=seed)
-                    phi = random_feature_map(EMBED_D, m, kind, orthogonal, seed=seed)
-                    q = torch.zeros(len(DATA["x_grid"]), EMBED_D, dtype=torch.float64)
-                    k = torch.zeros(len(DATA["x"]), EMBED_D, dtype=torch.float64)
+                    phi = random_feature_map(C.EMBED_D, m, kind, orthogonal, seed=seed)
+                    q = torch.zeros(len(DATA["x_grid"]), C.EMBED_D, dtype=torch.float64)
+                    k = torch.zeros(len(DATA["x"]), C.EMBED_D, dtype=torch.float64)
                     q[:, 0], k[:, 0] = torch.as_tensor(DATA["x_grid"]), torch.as_tensor(DATA["x"])
                     raw = phi(q) @ phi(k).T * torch.exp(-0.5 * k[:, 0] ** 2)[None, :]   # exp(-(x - xᵢ)²/2) × f(q)
                     w = (raw / raw.sum(1, keepdim=True)).numpy()
@@ -86,18 +84,18 @@ def test_error_figure_and_its_text_over_the_settings():
     (within 30 % at m = 1,024) and falls with slope -0.5 ± 0.25, so 4× the features halve the error at every seed,
     bandwidth and dataset; 'orthogonal helps' is said exactly when its curve is below 0.9 of the iid one; for
     positive features the measured curve is said to miss the rare values exactly when it is below half the theory."""
-    from explorer.figures.registry import ERROR_KEYS
+    ERROR_KEYS = C.ERROR_KEYS
 
     for seed in SEEDS:
         for data in _datasets(seed):
             for h in (C.H.options[0], C.H.default, C.H.options[-1]):
                 for kind in C.KIND.options:
-                    e = FIGURES["efficient_error"].compute(data=data, h=h, kind=kind, seed=seed)
+                    e = C.FIGURES["efficient_error"].compute(data=data, h=h, kind=kind, seed=seed)
                     x = np.asarray(data["x"])
                     keys = x[np.linspace(0, len(x) - 1, ERROR_KEYS).round().astype(int)] if len(x) > ERROR_KEYS else x
                     sigma2 = _per_pair_variance(np.asarray(data["x_grid"])[::8], keys, h, kind).mean()
                     np.testing.assert_allclose(e["theory"], np.sqrt(sigma2 / e["m"]), rtol=1e-9)
-                    s = lessons.feature_error_summary(e)
+                    s = C.feature_error_summary(e)
                     assert s["helps"] == (np.mean(e["orthogonal"] / e["iid"]) < 0.9)
                     assert s["rare"] == (e["iid"][-1] < 0.5 * e["theory"][-1])
                     if kind == "trig":
@@ -123,18 +121,18 @@ def test_positive_text_quotes_theory_and_measurement():
     for seed in SEEDS:
         at.number_input(key="ef.seed").set_value(seed).run()
         assert_clean(at)
-        e = FIGURES["efficient_error"].compute(data=DATA, h=C.H.default, kind="positive", seed=seed)
+        e = C.FIGURES["efficient_error"].compute(data=DATA, h=C.H.default, kind="positive", seed=seed)
         assert e["reach"] == pytest.approx(np.abs(DATA["x"]).max() / C.H.default)
         caption = next(c.value for c in at.caption if c.value.startswith("With positive features"))
         assert t("ef.positive_text", reach=f"{e['reach']:.1f}", theory=f"{e['theory'][-1]:.3g}",
                  measured=f"{e['iid'][-1]:.3g}") in caption
-        assert lessons.feature_error_summary(e)["rare"] and t("ef.positive_rare") in caption
+        assert C.feature_error_summary(e)["rare"] and t("ef.positive_rare") in caption
 
 
 def test_orth_help_and_formula_text_random_features():
     """ef.orth_help: orthogonal directions come in blocks of 16 with Gaussian-vector lengths; ef.formula_text:
     E[φ(q)·φ(k)] = exp(q·k) for both kinds (mean of 300 maps within 4 standard errors)."""
-    w = random_feature_map(EMBED_D, 64, "trig", orthogonal=True, seed=0).w
+    w = random_feature_map(C.EMBED_D, 64, "trig", orthogonal=True, seed=0).w
     for b in range(4):
         block = w[16 * b:16 * (b + 1)]
         unit = block / block.norm(dim=1, keepdim=True)
@@ -159,7 +157,7 @@ def test_online_text_running_values_and_final_equality():
             lo, hi = data["x_grid"][0], data["x_grid"][-1]
             for block in C.BLOCK.options:
                 for frac in ends(C.X0):
-                    r = FIGURES["online_logits"].compute(data=data, h=C.H.default, x0=lo + frac * (hi - lo),
+                    r = C.FIGURES["online_logits"].compute(data=data, h=C.H.default, x0=lo + frac * (hi - lo),
                                                          block=block)
                     s = r["logits"]
                     prev = -math.inf
@@ -180,7 +178,7 @@ def test_online_text_running_values_and_final_equality():
 def test_rnn_text_recurrence_equals_parallel_form_with_a_fixed_size_state():
     """ef.rnn_text: the state is d x d at every token, and recurrence and masked parallel form agree, seeds 0-4."""
     for seed in SEEDS:
-        r = COMPUTES["_rnn"](length=12, d=4, seed=seed)
+        r = C.FIGURES["rnn_state"].compute(length=12, d=4, seed=seed)
         assert r["states"].shape == (12, 4, 4)
         assert r["max_diff"] < 1e-12
         assert np.allclose(r["rnn"], r["parallel"], atol=1e-12)
@@ -208,7 +206,7 @@ def test_cost_text_structure_flops_and_memory():
     g = torch.Generator().manual_seed(1)
     q, k, v = (torch.randn(512, 64, generator=g, dtype=torch.float64) for _ in range(3))
     assert torch.allclose(online(q, k, v), torch.softmax(q @ k.T / 8, -1) @ v, atol=1e-12)
-    assert 2 * COST_LENGTHS[-1] ** 2 * 4 == 2 * 2 ** 30 and DENSE_MAX < COST_LENGTHS[-1]
+    assert 2 * C.COST_LENGTHS[-1] ** 2 * 4 == 2 * 2 ** 30 and C.DENSE_MAX < C.COST_LENGTHS[-1]
 
 
 ONLINE_PEAK = r"""
@@ -232,7 +230,7 @@ def test_cost_text_counts_the_memory_the_timed_code_holds():
     import subprocess
     import sys
 
-    counted = COMPUTES["_cost"](64, lengths=(8192,))["online_bytes"][0]
+    counted = C.FIGURES["attention_cost"].compute(d=64, lengths=(8192,))["online_bytes"][0]
     peak = int(subprocess.run([sys.executable, "-c", ONLINE_PEAK, "0"], capture_output=True, text=True,
                               check=True).stdout)
     assert peak <= 1.25 * counted, (peak, counted)
@@ -244,12 +242,12 @@ def test_cost_text_numbers_come_from_the_measurement():
     cost = {"n": np.array([32.0, 64, 128, 256]), "dense": np.array([1.0, 3.0, 2.0, np.nan]) * 1e-3,
             "linear": np.array([2.0, 1.0, 1.0, 2.0]) * 1e-3, "online": np.ones(4) * 1e-3,
             "dense_bytes": np.array([1.0, 2, 3, 4]) * 2 ** 20, "online_bytes": np.ones(4) * 2 ** 20}
-    s = lessons.cost_summary(cost)
+    s = C.cost_summary(cost)
     assert s["cross"] == 64 and s["n_max"] == 128 and s["ratio"] == pytest.approx(2.0) and s["dense_mb"] == 3
     cost["linear"] = np.array([2.0, 4.0, 3.0, 1.0]) * 1e-3
-    assert lessons.cost_summary(cost) is None
+    assert C.cost_summary(cost) is None
     assert "not faster" in t("ef.cost_never", "en", dense_max="8,192")
-    assert "32 to 16,384" in t("ef.measure_help", "en") and COST_LENGTHS[0] == 32
+    assert "32 to 16,384" in t("ef.measure_help", "en") and C.COST_LENGTHS[0] == 32
 
 
 def test_notice_the_page_at_its_defaults_shows_every_figure_and_its_numbers():

@@ -6,18 +6,14 @@ import numpy as np
 import pytest
 import torch
 
-from explorer import lessons
+from explorer.bandwidth import loo_cv_scores, select_bandwidth, silverman_bandwidth
 from explorer.data import DATASETS, make_dataset, query_grid
 from explorer.i18n import t
 from explorer.kernels import KERNELS, equivalent_bandwidth
-from explorer.regression import (
-    loo_cv_scores,
-    nadaraya_watson,
-    nw_weights,
-    select_bandwidth,
-    silverman_bandwidth,
-)
-from explorer.ui.controls import BANDWIDTHS, presets, snap_bandwidth
+from explorer.lessons import kernel_regression as kr_lesson
+from explorer.lessons import shared as shared_lesson
+from explorer.lessons.shared import BANDWIDTHS, presets, snap_bandwidth
+from explorer.regression import nadaraya_watson, nw_weights
 from tests.app.helpers import assert_clean, page, upload
 from tests.lessons.sweep import SEEDS, ends
 
@@ -51,7 +47,7 @@ def test_preset_labels_hold_at_each_datasets_defaults(name):
     spec = DATASETS[name]
     for seed in SEEDS:
         mse = _preset_mse(name, spec.default_n, spec.default_noise, seed)
-        assert lessons.preset_verdict(mse), (seed, mse)
+        assert shared_lesson.preset_verdict(mse), (seed, mse)
         assert mse["over-fit"] > 1.5 * mse["good"] and mse["over-smooth"] > 1.5 * mse["good"]
     assert all(h in BANDWIDTHS for h in presets(name).values())          # a preset is exactly on the grid
 
@@ -60,7 +56,7 @@ def test_preset_labels_hold_at_each_datasets_defaults(name):
 def test_presets_caption_follows_the_data_shown():
     """nw.presets / nw.presets_fail: the caption labels the presets exactly when the errors on the data shown bear
     the labels out, at the n and noise sliders' ends and middle and seeds 0-4 (Gaussian kernel)."""
-    from explorer.ui.controls import NOISE, N
+    from explorer.lessons.shared import NOISE, N
 
     at = page("kernel_regression")
     listing = " · ".join(f"{h:g} {t('nw.preset.' + label)}" for label, h in presets("sine_mix").items())
@@ -71,7 +67,7 @@ def test_presets_caption_follows_the_data_shown():
             at.number_input(key="data.seed").set_value(seed).run()
             assert_clean(at)
             caption = next(c.value for c in at.caption if c.value.startswith("Presets"))
-            holds = lessons.preset_verdict(_preset_mse("sine_mix", n, noise, seed))
+            holds = shared_lesson.preset_verdict(_preset_mse("sine_mix", n, noise, seed))
             labelled = caption == t("nw.presets", presets=listing, kernel=t("kernel.gaussian"))
             assert labelled == holds, (seed, n, noise, caption)
             if not holds:
@@ -148,7 +144,7 @@ def test_width_text_at_the_ends_of_the_n_and_noise_sliders():
     for seed in (0,):
         for n, noise in [(n, 0.3) for n in N_RANGE] + [(200, noise) for noise in NOISE_RANGE]:
             d = make_dataset("sine_mix", n, noise, seed)
-            agree = lessons.width_agreement({k: select_bandwidth(d.x, d.y, k) for k in WIDE})
+            agree = kr_lesson.width_agreement({k: select_bandwidth(d.x, d.y, k) for k in WIDE})
             key = "kr.width_optima" if agree["closer"] else "kr.width_optima_not_closer"
             want = t(key, lo=f"{agree['lo']:.3g}", hi=f"{agree['hi']:.3g}", units=f"{agree['units']:.1f}",
                      raw=f"{agree['raw']:.1f}")
@@ -230,7 +226,7 @@ def test_loo_text_and_its_caption_over_the_sliders():
     """kr.loo_text: a compact kernel has no score exactly below the largest nearest-neighbour distance (and a
     score above it), over seeds 0-4, both datasets and the n and noise sliders. kr.loo_ends: the caption quotes the
     ratios of the curve the page draws, whose ends are checked here against a numpy leave-one-out loop."""
-    from explorer.figures.registry import LOO_BANDWIDTHS
+    LOO_BANDWIDTHS = kr_lesson.LOO_BANDWIDTHS
 
     for name, n, noise in SWEEP_DATA:
         for seed in SEEDS:
@@ -286,7 +282,7 @@ def test_undefined_readout_counts_the_queries_with_no_point_within_h():
 
 def test_snap_caption():
     """kr.snap: every bandwidth from 0.01 to 20 snaps to a grid value within the percentage it quotes."""
-    bound = lessons.snap_error(BANDWIDTHS)
+    bound = kr_lesson.snap_error(BANDWIDTHS)
     worst = max(max(snap_bandwidth(h) / h, h / snap_bandwidth(h)) - 1 for h in np.logspace(-2, np.log10(20), 4001))
     assert worst <= bound + 1e-12 and worst > 0.9 * bound
     assert bound < 0.05

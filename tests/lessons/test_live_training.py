@@ -7,8 +7,8 @@ import pytest
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from explorer import lessons
 from explorer.i18n import t
+from explorer.lessons import live_training as lt_lesson
 from explorer.training import (
     COLLAPSE_STEPS,
     TASKS,
@@ -80,7 +80,7 @@ def test_sine_icl_maps_are_local_and_the_text_numbers():
     for seed in SEEDS:
         tr = Trainer.for_task("sine_icl", seed=seed)
         tr.step(500)
-        v = lessons.icl_view(tr.example_predictions(), [m.numpy() for m in tr.attention_maps()])
+        v = lt_lesson.icl_view(tr.example_predictions(), [m.numpy() for m in tr.attention_maps()])
         d = np.abs(v["x_query"][:, None] - v["x_context"][None, :])
         best = min(float(((w / w.sum(-1, keepdims=True)) * d).sum(-1).mean()) for w in v["maps"][0])
         assert best < 0.6 * float(d.mean()), seed
@@ -116,7 +116,7 @@ def test_collapse_and_duplicate_warnings():
 def test_learning_rate_help(lr, outcome):
     """lt.lr_help: 1e-4 to 0.3 is the slider's range but for its last two values; on reverse, up to 0.03 trains;
     0.1-0.3 end near chance; at 1 training stops as diverging; at 1000 the loss turns non-finite in a few steps."""
-    from explorer.ui.live import LRS
+    LRS = lt_lesson.LRS
 
     assert LRS[-2:] == (1.0, 1000.0) and min(LRS) == 1e-4 and max(LRS[:-2]) == 0.3
     tr = Trainer.for_task("reverse", seed=0, lr=lr)
@@ -156,7 +156,7 @@ def test_entropy_ceiling_is_the_uniform_entropy_under_the_mask():
     icl = make_task("sine_icl")
     rows = [math.log(icl.n_ctx)] * icl.n_ctx + [math.log(icl.n_ctx + 1)] * icl.n_query
     assert icl.entropy_ceiling() == pytest.approx(np.mean(rows))
-    assert lessons.causal_ceiling(24) == pytest.approx(math.lgamma(25) / 24)
+    assert lt_lesson.causal_ceiling(24) == pytest.approx(math.lgamma(25) / 24)
 
 
 def _attention_flops(use_cache: bool, length: int) -> int:
@@ -190,13 +190,13 @@ def test_kv_caption_quotes_the_measured_rows_and_only_when_they_agree_with_the_c
     """lt.kv_caption: its ratios are those of the timing rows it sits under; it is shown only for timings that
     settled and where the cache was faster at the longest length, else lt.kv_noisy says the timing is noise."""
     rows = [(32, 1.0, 2.0, 0.0), (512, 3.0, 40.0, 0.0)]
-    s = lessons.kv_summary(rows)
+    s = lt_lesson.kv_summary(rows)
     assert s == {"s0": 32, "s1": 512, "growth": "16", "cache_ratio": "3.0", "no_cache_ratio": "20.0"}
     assert "3.0×" in t("lt.kv_caption", rounds=3, **s) and "20.0×" in t("lt.kv_caption", rounds=3, **s)
-    assert lessons.kv_timing_agrees({"rows": rows, "stable": True})
-    assert not lessons.kv_timing_agrees({"rows": rows, "stable": False})             # did not settle
+    assert lt_lesson.kv_timing_agrees({"rows": rows, "stable": True})
+    assert not lt_lesson.kv_timing_agrees({"rows": rows, "stable": False})             # did not settle
     upside_down = [(32, 1.0, 2.0, 0.0), (512, 41.0, 40.0, 0.0)]                     # the cache slower: noise
-    assert not lessons.kv_timing_agrees({"rows": upside_down, "stable": True})
+    assert not lt_lesson.kv_timing_agrees({"rows": upside_down, "stable": True})
     assert "busy" in t("lt.kv_noisy", rounds=9, spread="80%")
 
 
@@ -208,7 +208,7 @@ def test_kv_flops_caption_quotes_the_counted_rows():
 
     lengths = (32, 64, 128, 256, 512)
     rows = generation_flops(list(lengths))
-    s = lessons.kv_flops_summary(rows)
+    s = lt_lesson.kv_flops_summary(rows)
     assert (s["cache_ratio"], s["no_cache_ratio"]) == ("16", "256")
     assert len({r["cache_other"] for r in rows}) == 1
     c, layers = 64, 2
@@ -273,10 +273,10 @@ def test_what_the_induction_models_do_across_seeds(induction_seeds):
     repeat (loss below 0.05, from 4.17); nine form the textbook pair, a layer-0 previous-token head (prevtok over the
     first copy in the quoted range, far above uniform attention's 0.20) and two layer-1 induction heads (in their
     quoted range, against 0.06); seed 3 reaches the loss with no head above 0.5 on either score and both layer-0
-    heads needed (each alone costs more than the whole gap). The quoted numbers are lessons.INDUCTION_SEEDS."""
+    heads needed (each alone costs more than the whole gap). The quoted numbers are lt_lesson.INDUCTION_SEEDS."""
     from explorer.training import head_scores, uniform_scores
 
-    facts = lessons.INDUCTION_SEEDS
+    facts = lt_lesson.INDUCTION_SEEDS
     best_prev, ind = [], []
     for seed in TEN:
         untrained, trainer, batch = induction_seeds[seed]
@@ -308,8 +308,8 @@ def test_heads_that_do_the_same_job_cover_for_each_other(induction_seeds):
         trained = _loss(trainer, batch, [])
         alone = [_loss(trainer, batch, [(1, h)]) - trained for h in range(2)]
         together = _loss(trainer, batch, [(1, 0), (1, 1)]) - trained
-        c = lessons.cover(alone, together, untrained - trained)
-        assert c["covers"] == (seed not in lessons.INDUCTION_SEEDS["odd"]), (seed, c)
+        c = lt_lesson.cover(alone, together, untrained - trained)
+        assert c["covers"] == (seed not in lt_lesson.INDUCTION_SEEDS["odd"]), (seed, c)
         assert c["alone"] == pytest.approx(max(alone) / (untrained - trained))
 
 
@@ -321,7 +321,7 @@ def test_circuits_of_the_induction_models(induction_seeds):
     head writing into layer-1 keys well above the same pair at initialisation."""
     from explorer.training import copying_score, head_scores, k_composition, ov_circuit
 
-    facts = lessons.INDUCTION_SEEDS
+    facts = lt_lesson.INDUCTION_SEEDS
     l1, l0 = [], []
     for seed in TEN:
         _, trainer, batch = induction_seeds[seed]

@@ -7,11 +7,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from explorer import lessons
 from explorer import masking as M
 from explorer.attention import MASK_MODES, causal_mask, masked_attention
 from explorer.i18n import t
-from explorer.ui.page_controls import Masking as MK
+from explorer.lessons import masking as MK
 from tests.app.helpers import assert_clean, chart_data, page
 from tests.lessons.sweep import SEEDS, ends
 
@@ -81,7 +80,7 @@ def test_every_verdict_quotes_the_weights_and_sdpa():
             assert (numpy_w["pre"][upper] == 0).all() and (numpy_w["multiply_logits"][upper] > 0).all()
         has_masked = (~mask.numpy()).any(1)
         assert (numpy_w["post"].sum(1)[has_masked] < 1).all()
-        whole, n_whole = lessons.row_sums_answer(numpy_w["post"].sum(1))
+        whole, n_whole = MK.row_sums_answer(numpy_w["post"].sum(1))
         assert n_whole == int((~has_masked).sum()) and whole == (0 if not has_masked.any() else
                                                                  2 if has_masked.all() else 1)
 
@@ -96,7 +95,7 @@ def test_leak_probe_and_its_caption():
         mask = M.make_mask(kind, length, valid)
         blind = ~mask.numpy()[:, -1]
         report = M.report(q, k, v, mask)
-        named = lessons.leak_modes(report)
+        named = MK.leak_modes(report)
         for channel in ("key", "value"):
             k2, v2 = k.clone(), v.clone()
             (k2 if channel == "key" else v2)[-1] += 5.0
@@ -132,7 +131,7 @@ def test_rows_text_over_the_sliders():
         w = _numpy_modes(q, k, v, mask)
         sums = w["post"].sum(1)
         np.testing.assert_allclose(w["post"] @ v.numpy(), (w["pre"] @ v.numpy()) * sums[:, None], atol=1e-12)
-        lost = lessons.rows_lost(sums, mask)
+        lost = MK.rows_lost(sums, mask)
         masked_keys = (~mask.numpy()).sum(1)
         assert lost["kind"] == ("nothing" if masked_keys.max() == 0 else
                                 "early" if masked_keys[0] > masked_keys[-1] else "same")

@@ -10,6 +10,8 @@ import torch
 
 from explorer.data import make_dataset
 from explorer.i18n import t
+from explorer.lessons import attention_heatmap as ah_lesson
+from explorer.lessons import kernel_regression as kr_lesson
 from tests.app.helpers import assert_clean, chart_data, page
 from tests.lessons.sweep import SEEDS
 
@@ -81,18 +83,17 @@ def test_kr_question_offers_choices_a_margin_apart_and_its_answer_holds(name):
     the presets plus the LOO optimum only when it is 1.5x from each; the answer is the lowest leave-one-out error
     of a plain loop; every choice within 2 % of it counts as right, and the margin the page states (the next
     best's excess) is the loop's."""
-    from explorer import lessons
+    from explorer.bandwidth import select_bandwidth
     from explorer.data import DATASETS
     from explorer.kernels import KERNELS
-    from explorer.regression import select_bandwidth
-    from explorer.ui.controls import presets
+    from explorer.lessons.shared import presets
     spec = DATASETS[name]
     for seed in SEEDS:
         d = make_dataset(name, spec.default_n, spec.default_noise, seed)
         x, y = np.asarray(d.x, float), np.asarray(d.y, float)
         for kernel in KERNELS:
             optimum = select_bandwidth(x, y, kernel)
-            q = lessons.loo_question(x, y, kernel, optimum, tuple(presets(name).values()))
+            q = kr_lesson.loo_question(x, y, kernel, optimum, tuple(presets(name).values()))
             rounded = float(f"{optimum:.2g}")
             far = all(abs(math.log(rounded / p)) >= math.log(1.5) for p in presets(name).values())
             assert set(q["h"]) == set(presets(name).values()) | ({rounded} if far else set())
@@ -112,7 +113,7 @@ def test_kr_question_offers_choices_a_margin_apart_and_its_answer_holds(name):
     at.radio(key="predict.kr.loo.pick").set_value(0).run()
     at.button(key="predict.kr.loo.reveal").click().run()
     d = make_dataset(name, spec.default_n, spec.default_noise, 0)
-    q = lessons.loo_question(d.x, d.y, "gaussian", select_bandwidth(d.x, d.y, "gaussian"),
+    q = kr_lesson.loo_question(d.x, d.y, "gaussian", select_bandwidth(d.x, d.y, "gaussian"),
                              tuple(presets(name).values()))
     offered = [f"h = {h:g}" for h in q["h"]]
     want = t("kr.predict_why", h=offered[q["best"]], mse=f"{q['scores'][q['best']]:.4g}", margin=f"{q['margin']:.0%}")
@@ -124,7 +125,6 @@ def test_ah_wide_rows_question_matches_the_weights():
     """ah.predict_q / ah.predict_why / ah.shape_*: at h = 10 the rows are nearly flat (entropy above 95 % of log N,
     no weight near 1/2), computed here from numpy weights for every kernel, at seeds 0-4 of both datasets and the
     n and query sliders' ends; the page reveals that answer with those numbers."""
-    from explorer import lessons
     from tests.lessons.test_attention_heatmap import _cases, _numpy_weights, _queries
 
     for name, n, seed, m in _cases(SEEDS):
@@ -134,8 +134,8 @@ def test_ah_wide_rows_question_matches_the_weights():
             w = _numpy_weights(xq, d.x, kernel, 10.0)
             entropy = float(-(w * np.log(w)).sum(1).mean())
             assert entropy > 0.95 * math.log(n) and w.max() < 0.5, (name, n, seed, m, kernel)
-            r = lessons.heatmap_regimes(d.x, kernel, xq)
-            assert lessons.ROW_SHAPES[lessons.row_shape(r["entropy_large"], math.log(n), r["max_weight_large"])] \
+            r = ah_lesson.heatmap_regimes(d.x, kernel, xq)
+            assert ah_lesson.ROW_SHAPES[ah_lesson.row_shape(r["entropy_large"], math.log(n), r["max_weight_large"])] \
                 == "flat"
     for seed in SEEDS:
         at = page("attention_heatmap")
@@ -209,6 +209,7 @@ def test_lt_head_question_matches_ablation_computed_here():
     evaluation loss most, ablated here with explorer.training.ablate on the page's evaluation batch, and the rise
     the sentence quotes."""
     from explorer.training import ablate
+    from explorer.training.probes import EVAL_SEED, EVAL_SIZE
 
     for seed in SEEDS:
         at = page("live_training")
@@ -217,7 +218,7 @@ def test_lt_head_question_matches_ablation_computed_here():
         trainer.step(100)
         at.session_state["ui.predict"] = True
         at.run()
-        batch = at.session_state["train.eval"]
+        batch = trainer.task.batch(EVAL_SIZE, torch.Generator().manual_seed(EVAL_SEED))    # the page's batch
         loss = {h: float(trainer.task.loss(ablate(trainer.model, batch.inputs, [(0, h)] if h >= 0 else [],
                                                   attn_mask=batch.attn_mask), batch)) for h in (-1, 0, 1)}
         top = max((0, 1), key=loss.get)

@@ -2,7 +2,8 @@
 
 from streamlit.testing.v1 import AppTest
 
-from explorer.ui.page_controls import Masking, Scaling
+from explorer.lessons import masking as Masking
+from explorer.lessons import scaling as Scaling
 from tests.app.helpers import ROOT, assert_clean
 
 
@@ -22,14 +23,14 @@ def test_reset_this_page_and_reset_everything():
     at.run()
     at.button(key="reset.masking").click().run()
     assert_clean(at)
-    assert {c.key: at.session_state[c.key] for c in Masking.ALL} == {c.key: c.default for c in Masking.ALL}
+    assert {c.key: at.session_state[c.key] for c in Masking.PARAMS} == {c.key: c.default for c in Masking.PARAMS}
     at.switch_page("pages/scaling.py").run()
     assert at.session_state["scale.d"] == 16 and at.session_state["scale.n"] == 64   # another page's: kept
     at.session_state["data.uploaded"] = {"sha": "0" * 16, "x": [0.0, 1.0], "y": [0.0, 1.0], "description": "t"}
     at.selectbox(key="ui.lang").set_value("zh").run()
     at.button(key="reset.all").click().run()
     assert_clean(at)
-    assert {c.key: at.session_state[c.key] for c in Scaling.ALL} == {c.key: c.default for c in Scaling.ALL}
+    assert {c.key: at.session_state[c.key] for c in Scaling.PARAMS} == {c.key: c.default for c in Scaling.PARAMS}
     assert at.session_state["ui.lang"] == "zh" and at.session_state["ui.lecture"] is False
     assert "train.trainer" not in at.session_state and "data.uploaded" not in at.session_state
     at.switch_page("pages/masking.py").run()

@@ -6,10 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from explorer import lessons
 from explorer.i18n import t
+from explorer.lessons import scaling as SC
 from explorer.scaling import key_norm_range, logit_stats, regime_vs_scale, scaling_summary
-from explorer.ui.page_controls import Scaling as SC
 from tests.app.helpers import assert_clean, page
 from tests.lessons.sweep import SEEDS
 
@@ -30,7 +29,7 @@ def test_std_and_sharpening_lines_over_n_and_seeds():
         for seed in SEEDS:
             un, sc = _tables(n, seed)
             slope = np.polyfit(np.log(DS), np.log(un["logit_std"]), 1)[0]
-            assert abs(slope - 0.5) < 0.05 and lessons.growth_law(un["d"], un["logit_std"]) == 1
+            assert abs(slope - 0.5) < 0.05 and SC.growth_law(un["d"], un["logit_std"]) == 1
             assert np.allclose(sc["logit_std"], 1, atol=0.3)          # (n = 32 at d = 1: 32² heavy-tailed products)
             s = scaling_summary(un, sc)
             mw = un.set_index("d")["max_weight"]

@@ -8,14 +8,14 @@ import pytest
 import torch
 
 from explorer import attention as A
-from explorer import bridge, lessons
+from explorer import bridge
+from explorer.bandwidth import select_bandwidth
 from explorer.bridge import compare, random_qkv, temperature_sweep, topk_error_curve
 from explorer.data import DATASETS, make_dataset, query_grid
-from explorer.figures.registry import COMPUTES, LEARN_MAX_POINTS
 from explorer.learned import ParametricAttention, fit_parametric_attention
-from explorer.regression import nadaraya_watson, nw_weights, select_bandwidth
-from explorer.ui.controls import TEMPERATURES, N
-from explorer.ui.page_controls import SoftmaxKernel as SK
+from explorer.lessons import softmax_kernel as SK
+from explorer.lessons.shared import TEMPERATURES, N
+from explorer.regression import nadaraya_watson, nw_weights
 from tests.app.helpers import assert_clean, page
 from tests.lessons.sweep import SEEDS, ends
 
@@ -64,7 +64,7 @@ def test_the_two_kernels_agree_exactly_when_all_keys_have_one_norm():
                 assert np.ptp(norms) < 1e-12 and gap < 1e-12
             else:
                 assert np.ptp(norms) > 1e-3
-                assert lessons.gap_size(gap) == (0 if gap < 1e-9 else 1 if gap < 0.05 else 2)
+                assert SK.gap_size(gap) == (0 if gap < 1e-9 else 1 if gap < 0.05 else 2)
     at = page("softmax_kernel")
     for seed in SEEDS:
         at.number_input(key="sk.seed").set_value(seed).run()
@@ -79,7 +79,7 @@ def test_the_right_width_and_the_two_wrong_ones():
     or equal exactly as the sentence says (at τ = √d: wider for every d > 4)."""
     for d in (*ends(SK.D), 4, 5):
         for tau in (math.sqrt(d), TEMPERATURES[0], TEMPERATURES[-1]):
-            w = lessons.wrong_widths(d, tau)
+            w = SK.wrong_widths(d, tau)
             assert w["sigma"] == pytest.approx(math.sqrt(tau)) and w["half_tau"] < w["sigma"]
             half_d = math.sqrt(d / 2)
             assert w["half_d_effect"] == ("same_width" if math.isclose(half_d, w["sigma"]) else
@@ -165,7 +165,7 @@ def test_topk_text():
 
 def _learned(name, n, seed):
     d = make_dataset(name, n, DATASETS[name].default_noise, seed)
-    return COMPUTES["_learned"](data={"x": d.x, "y": d.y})
+    return SK.FIGURES["learned_h"].compute(data={"x": d.x, "y": d.y})
 
 
 @pytest.mark.sweep
@@ -178,11 +178,11 @@ def test_learned_bandwidth_text():
         for n in (ends(N)[0], DATASETS[name].default_n, ends(N)[-1]):
             for seed in SEEDS if n == DATASETS[name].default_n else (0, 1):
                 lb = _learned(name, n, seed)
-                used = min(n, LEARN_MAX_POINTS)
+                used = min(n, SK.LEARN_MAX_POINTS)
                 d = make_dataset(name, n, DATASETS[name].default_noise, seed)
                 idx = np.linspace(0, n - 1, used).round().astype(int) if n > used else np.arange(n)
                 h_opt = select_bandwidth(d.x[idx], d.y[idx], "gaussian")
-                s = lessons.learned_summary(lb)
+                s = SK.learned_summary(lb)
                 ratio = lb["loo"]["h"].iloc[-1] / h_opt
                 assert s["near"] == (abs(math.log(ratio)) <= math.log(1.1)) and s["n"] == used
                 seen.add(s["near"])
@@ -191,14 +191,14 @@ def test_learned_bandwidth_text():
     assert seen == {True, False}                         # both sentences occur over the sweep
     at = page("softmax_kernel")
     text = next(m.value for m in at.markdown if m.value.startswith("With leave-one-out"))
-    s = lessons.learned_summary(_learned("sine_mix", 200, 0))
+    s = SK.learned_summary(_learned("sine_mix", 200, 0))
     assert f"**{s['h_loo']:.3g}**" in text and s["near"] == ("next to" in text)
 
 
 def _parametric(name, seed, hidden=SK.HIDDEN.default, nw_form=True):
     d = make_dataset(name, DATASETS[name].default_n, DATASETS[name].default_noise, seed)
     data = {"x": d.x, "y": d.y, "x_grid": query_grid(d), "true": d.true_fn(query_grid(d))}
-    return COMPUTES["_parametric"](data=data, hidden=hidden, nw_form=nw_form, seed=seed), data
+    return SK.FIGURES["param_fit"].compute(data=data, hidden=hidden, nw_form=nw_form, seed=seed), data
 
 
 @pytest.mark.sweep
@@ -222,9 +222,9 @@ def test_nw_form_reduces_to_nw_exactly_and_says_whether_it_trained_local():
     for name in DATASETS:
         for seed in SEEDS:
             pf, data = _parametric(name, seed)
-            picks = lessons.param_picks(len(data["x_grid"]))
+            picks = SK.param_picks(len(data["x_grid"]))
             dist = max(abs(float(pf["x_used"][np.argmax(pf["weights"][i])]) - float(data["x_grid"][i])) for i in picks)
-            s = lessons.parametric_summary(pf, data)
+            s = SK.parametric_summary(pf, data)
             assert s["max_top_distance"] == pytest.approx(dist)
             assert s["local"] == (dist <= 2 * pf["h_opt"]), (name, seed)
     at = page("softmax_kernel")
@@ -242,7 +242,7 @@ def test_free_form_quotes_where_its_top_weight_lies():
         at.number_input(key="data.seed").set_value(seed).run()
         assert_clean(at)
         pf, data = _parametric("sine_mix", seed, nw_form=False)
-        s = lessons.parametric_summary(pf, data)
+        s = SK.parametric_summary(pf, data)
         text = next(m.value for m in at.markdown if m.value.startswith("**Free form.**"))
         assert f"the query x = {s['far_query']:.2f} puts its largest weight on the point at x = {s['far_top']:.2f}" \
             in text

@@ -1,11 +1,13 @@
-"""Controls declared once: the spec checks values, reads and writes them in the URL, and every page's
-controls are the ones its URL carries."""
+"""Settings declared once (``explorer.lessons.params.Param``): the spec checks values, reads and writes them in
+the URL, and every page's settings are the ones its URL carries."""
 
 import pytest
 
-from explorer.ui.control import Control
-from explorer.ui.page_controls import PAGES
+from explorer.lessons import LESSONS
+from explorer.lessons.params import Param as Control
 from tests.app.helpers import assert_clean, page
+
+PAGES = {item.name: item.module for item in LESSONS}
 
 SLIDER = Control("x.n", "slider", 10, "data.n", lo=10, hi=2000, step=10)
 FLOAT = Control("x.noise", "slider", 0.3, "data.noise", lo=0.0, hi=2.0)
@@ -36,32 +38,46 @@ def test_parse_refuses_what_the_widget_cannot_hold(control, raw):
 
 
 def test_an_unknown_widget_is_refused():
-    with pytest.raises(ValueError, match="widget must be one of"):
+    with pytest.raises(ValueError, match="kind must be one of"):
         Control("x.y", "dial", 1, "data.n")
 
 
 def test_each_control_key_is_declared_on_one_page_only():
-    from explorer.ui.controls import SHARED_CONTROLS
+    from explorer.lessons.shared import SHARED
 
-    shared = {c.key for c in SHARED_CONTROLS}
+    shared = {c.key for c in SHARED}
     seen = {}
-    for name, spec in PAGES.items():
-        for c in spec.ALL:
+    for name, lesson in PAGES.items():
+        for c in lesson.PARAMS:
             if c.key not in shared:
                 assert c.key not in seen, (c.key, seen.get(c.key), name)
                 seen[c.key] = name
 
 
 def _controls(name):
-    from explorer.ui import live
-
-    return live.CONTROLS if name == "live_training" else PAGES[name].ALL
+    return PAGES[name].PARAMS
 
 
-@pytest.mark.parametrize("name", [*sorted(PAGES), "live_training"])
+@pytest.mark.parametrize("name", sorted(PAGES))
 def test_the_url_carries_every_control_of_the_page(name):
     at = page(name, timeout=120)
     assert_clean(at)
     assert all(c.key in at.session_state for c in _controls(name))
     drawn = {c.key for c in _controls(name)} - {"nw.overlay_h"}       # drawn only while the overlay is on
     assert drawn <= set(at.query_params), drawn - set(at.query_params)
+
+
+def test_help_states_the_range_the_widget_shows():
+    """A help's "from … to …" comes from the spec's range (stated once), narrowed when the page narrows the
+    slider for a run, in either language; a switch's help has no range."""
+    n = Control("x.n", "slider", 200, "data.n", "data.n_help", lo=10, hi=2000, step=10)
+    assert n.help_text("en") == "From 10 to 2000 points." and n.help_text("zh") == "10 到 2000 个点。"
+    valid = Control("x.valid", "slider", 6, "mk.valid", "mk.valid_help", lo=0, hi=32)
+    assert valid.help_text("en", hi=8) == "0 to L = 8."
+    noise = Control("x.noise", "slider", 0.3, "data.noise", "data.noise_help", lo=0.0, hi=2.0, step=0.05)
+    assert noise.help_text("en").endswith("(0 to 2).")
+    h = Control("x.h", "select_slider", 1.0, "ef.h", "ef.h_help", options=(0.2, 1.0, 5.0), fmt="g")
+    assert h.help_text("en").startswith("From 0.2 to 5:")
+    assert FLAG.help_text("en") is None
+    same = Control("x.same", "toggle", True, "kr.same_width", "kr.same_width_help")
+    assert "{" not in same.help_text("en")

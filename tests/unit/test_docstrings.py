@@ -6,7 +6,8 @@ import inspect
 
 import pytest
 
-MODULES = ["explorer.regression", "explorer.kernels", "explorer.attention", "explorer.fastsum", "explorer.data"]
+MODULES = ["explorer.regression", "explorer.bandwidth", "explorer.kernels", "explorer.attention", "explorer.fastsum",
+           "explorer.data"]
 SECTIONS = ("Parameters\n----------", "Returns\n-------", "Examples\n--------\n>>>")
 
 

@@ -8,7 +8,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer import fastsum
+from explorer import bandwidth as bw
+from explorer import fastgauss, fastsum
 from explorer import regression as r
 from explorer.kernels import KERNELS
 
@@ -68,7 +69,7 @@ def test_fast_leave_one_out_equals_the_direct_path(problem):
     t = trusted.numpy()
     _close(est.numpy()[t], ref.numpy()[t], y, 1e-8)
     # and what the library does with the untrusted ones too
-    _close(r.loo_predictions(kern, h, xt, yt, method="fast").numpy(), ref.numpy(), y, 1e-8)
+    _close(bw.loo_predictions(kern, h, xt, yt, method="fast").numpy(), ref.numpy(), y, 1e-8)
 
 
 @pytest.mark.parametrize("kernel", FAST)
@@ -83,7 +84,7 @@ def test_large_problem_and_the_bandwidth_search(kernel):
     _close(fast.numpy(), dense.numpy(), y.numpy(), 1e-9)
     xs, ys = x[:3000], y[:3000]
     hs = [0.003, 0.03, 0.3, 3.0]
-    scores = r.loo_cv_scores(xs, ys, kernel, hs).numpy()
+    scores = bw.loo_cv_scores(xs, ys, kernel, hs).numpy()
     kern = KERNELS[kernel]
     ref = []
     for h in hs:
@@ -94,27 +95,27 @@ def test_large_problem_and_the_bandwidth_search(kernel):
 
 def test_auto_takes_the_fast_path_where_it_applies():
     x = torch.linspace(0, 1, 500, dtype=torch.float64)
-    assert r._choose_method("auto", KERNELS["gaussian"], x, x, 0.3, None) == "fast"
-    assert r._choose_method("auto", KERNELS["constant"], x, x, 0.3, None) == "direct"      # no fast sum
-    assert r._choose_method("auto", KERNELS["gaussian"], x[:10], x[:10], 0.3, None) == "rank2"  # tiny: dense
+    assert r.choose(r._PATHS, "auto", KERNELS["gaussian"], x, x, 0.3, None) == "fast"
+    assert r.choose(r._PATHS, "auto", KERNELS["constant"], x, x, 0.3, None) == "direct"      # no fast sum
+    assert r.choose(r._PATHS, "auto", KERNELS["gaussian"], x[:10], x[:10], 0.3, None) == "rank2"  # tiny: dense
     big = x[:10].float() * 1e4                      # (|x| / h)² too large for float32: the rewrite would lose digits
-    assert r._choose_method("auto", KERNELS["gaussian"], big, big, 1e-3, None) == "direct"
-    assert r._choose_method("auto", KERNELS["laplace"], x, x, 0.3, 64) == "direct"        # chunks asked for
-    assert r._choose_method("sdpa", KERNELS["gaussian"], x, x, 0.3, None) == "sdpa"        # asked for: kept
+    assert r.choose(r._PATHS, "auto", KERNELS["gaussian"], big, big, 1e-3, None) == "direct"
+    assert r.choose(r._PATHS, "auto", KERNELS["laplace"], x, x, 0.3, 64) == "direct"        # chunks asked for
+    assert r.choose(r._PATHS, "sdpa", KERNELS["gaussian"], x, x, 0.3, None) == "sdpa"        # asked for: kept
 
 
 def test_gauss_transform_plan_meets_its_bound():
     """The number of terms and the cut-off keep N times the per-point truncation bound below 1e-12."""
     for n in (2, 1000, 100_000):
-        radius, _terms = fastsum._gauss_plan(n)
+        radius, _terms = fastgauss._gauss_plan(n)
         assert n * math.exp(-radius ** 2 / 2) <= 1.0001e-12
-        p = fastsum._fgt_terms(n)
-        assert n * fastsum._CRAMER * 2.6 * 2 * 2 ** (-p / 2) / math.sqrt(math.factorial(p)) <= 1e-12
+        p = fastgauss._fgt_terms(n)
+        assert n * fastgauss._CRAMER * 2.6 * 2 * 2 ** (-p / 2) / math.sqrt(math.factorial(p)) <= 1e-12
     # Cramér's inequality, which the bound rests on, checked on a grid
     s = torch.linspace(-30, 30, 2001, dtype=torch.float64)
-    hf = fastsum._hermite_functions(s, 60)                              # He_k(s) exp(-s²/2)
+    hf = fastgauss._hermite_functions(s, 60)                              # He_k(s) exp(-s²/2)
     for k in range(60):
-        assert float((hf[:, k].abs() * torch.exp(s * s / 4)).max()) <= fastsum._CRAMER * math.sqrt(math.factorial(k))
+        assert float((hf[:, k].abs() * torch.exp(s * s / 4)).max()) <= fastgauss._CRAMER * math.sqrt(math.factorial(k))
 
 
 FGT_PEAK_CHILD = r"""

@@ -7,16 +7,14 @@ import pytest
 
 from explorer.data import dataset_arrays
 from explorer.figures.common import heatmap_grid
-from explorer.figures.registry import FIGURES
+from explorer.figures.dark import _is_dark, dark
 from explorer.figures.style import (
     LECTURE,
     NORMAL,
     TITLE_LINE,
     TITLE_PAD,
-    _is_dark,
     _log_ticks,
     _width,
-    dark,
     figure,
     line_trace,
     panel_title_height,
@@ -24,6 +22,7 @@ from explorer.figures.style import (
     restyle,
     wrap_text,
 )
+from explorer.lessons import find_figure
 
 
 @pytest.mark.parametrize("text, width", [
@@ -94,10 +93,10 @@ def test_a_legend_below_the_plot_gets_a_bottom_margin_for_all_its_lines():
 
 def _figures():
     data = dataset_arrays("sine_mix", 200, 0.3, 0)
-    yield FIGURES["fit"].figure("en", data=data, dataset="sine_mix", kernels=("gaussian",), bandwidths=(0.2,),
+    yield find_figure("fit").figure("en", data=data, dataset="sine_mix", kernels=("gaussian",), bandwidths=(0.2,),
                                 same_width=True)
-    yield FIGURES["masking"].figure("en", length=8, d=16, kind="causal", valid=8, seed=0, wrong="post")
-    yield FIGURES["logit_std"].figure("en", n=64, seed=0, d=128)
+    yield find_figure("masking").figure("en", length=8, d=16, kind="causal", valid=8, seed=0, wrong="post")
+    yield find_figure("logit_std").figure("en", n=64, seed=0, d=128)
 
 
 @pytest.mark.parametrize("fig", list(_figures()), ids=["fit", "masking", "logit_std"])

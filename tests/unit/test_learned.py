@@ -1,14 +1,14 @@
 import numpy as np
 import torch
 
+from explorer import bandwidth as bw
 from explorer import data, learned
-from explorer import regression as r
 
 
 def test_learned_bandwidth_with_leave_one_out_lands_near_the_loo_optimum():
     d = data.d2l(seed=0)
     grid = np.logspace(-2, 1, 60)
-    h_grid = grid[int(np.argmin(r.loo_cv_scores(d.x, d.y, "gaussian", grid).numpy()))]
+    h_grid = grid[int(np.argmin(bw.loo_cv_scores(d.x, d.y, "gaussian", grid).numpy()))]
     hist = learned.learn_bandwidth(d.x, d.y, leave_one_out=True, h0=2.0, steps=300)
     assert 0.5 * h_grid <= hist["h"].iloc[-1] <= 2 * h_grid
     assert hist["loss"].iloc[-1] < hist["loss"].iloc[0]

@@ -37,6 +37,29 @@ def test_wheel_holds_the_package_and_its_data_only(wheel):
     assert "explorer-export = explorer.export:main" in entry_points
 
 
+def test_wheel_carries_every_asset_and_catalog_of_the_checkout(wheel):
+    """Every file under explorer/assets (the example data, each lesson's thumbnail, recursively) and every text
+    catalog: what the landing page and the export read."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    wanted = {p.relative_to(ROOT).as_posix() for p in (ROOT / "explorer" / "assets").rglob("*") if p.is_file()}
+    wanted |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "explorer" / "text").glob("*.toml")}
+    assert any("/thumbnails/" in n for n in wanted)
+    assert wanted - names == set()
+
+
+def test_unpacked_wheel_has_what_the_landing_page_and_the_export_read(wheel, tmp_path):
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = ("from importlib.resources import files; from explorer.lessons import LESSONS; import explorer.i18n as i;"
+            "thumbs = files('explorer') / 'assets' / 'thumbnails';"
+            "print(all((thumbs / f'{item.name}.png').is_file() for item in LESSONS));"
+            "print(all(i.t(f'page.{item.name}', lang) for item in LESSONS for lang in i.LANGUAGES))")
+    res = subprocess.run([sys.executable, "-P", "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["True", "True"]
+
+
 def test_unpacked_wheel_imports_and_runs_outside_the_checkout(wheel, tmp_path):
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)

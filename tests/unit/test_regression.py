@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from explorer import bandwidth as bw
 from explorer import data
 from explorer import regression as r
 from explorer.kernels import KERNELS
@@ -118,7 +119,7 @@ def brute_force_loo(x, y, name, h):
 @pytest.mark.parametrize("name", ALL)
 def test_loo_cv_equals_brute_force(d2l, name):
     hs = [0.02, 0.1, 0.4, 2.0]
-    got = r.loo_cv_scores(d2l.x, d2l.y, name, hs).numpy()
+    got = bw.loo_cv_scores(d2l.x, d2l.y, name, hs).numpy()
     want = [brute_force_loo(d2l.x, d2l.y, name, h) for h in hs]
     np.testing.assert_allclose(got, want, rtol=1e-10)
 
@@ -126,18 +127,18 @@ def test_loo_cv_equals_brute_force(d2l, name):
 def test_select_bandwidth_on_a_grid_is_the_argmin(d2l):
     hs = np.logspace(-2, 1, 25)
     want = hs[int(np.argmin([brute_force_loo(d2l.x, d2l.y, "gaussian", h) for h in hs]))]
-    assert r.select_bandwidth(d2l.x, d2l.y, "gaussian", hs) == pytest.approx(want)
+    assert bw.select_bandwidth(d2l.x, d2l.y, "gaussian", hs) == pytest.approx(want)
 
 
 @pytest.mark.parametrize("name", ["gaussian", "epanechnikov"])
 def test_select_bandwidth_search_finds_the_fine_grid_optimum(name):
     d = data.sine_mix(seed=1, n=150)
     fine = np.logspace(-2, 0.5, 400)
-    scores = r.loo_cv_scores(d.x, d.y, name, fine).numpy()
+    scores = bw.loo_cv_scores(d.x, d.y, name, fine).numpy()
     best = fine[int(np.argmin(scores))]
-    found = r.select_bandwidth(d.x, d.y, name)
+    found = bw.select_bandwidth(d.x, d.y, name)
     assert found == pytest.approx(best, rel=0.02)
-    assert float(r.loo_cv_scores(d.x, d.y, name, [found])[0]) <= scores.min() * (1 + 1e-6)
+    assert float(bw.loo_cv_scores(d.x, d.y, name, [found])[0]) <= scores.min() * (1 + 1e-6)
 
 
 WIDE_KERNELS = ["gaussian", "boxcar", "epanechnikov", "triangular", "laplace"]
@@ -154,9 +155,9 @@ def test_select_bandwidth_finds_the_global_minimum_of_a_dense_grid(kernel, name)
         d = data.make_dataset(name, spec.default_n, spec.default_noise, seed)
         span = float(d.x.max() - d.x.min())
         dense = np.logspace(np.log10(span * 1e-3), np.log10(span * 2), 800)
-        scores = r.loo_cv_scores(d.x, d.y, kernel, dense).numpy()
-        found = r.select_bandwidth(d.x, d.y, kernel)
-        chosen = float(r.loo_cv_scores(d.x, d.y, kernel, [found])[0])
+        scores = bw.loo_cv_scores(d.x, d.y, kernel, dense).numpy()
+        found = bw.select_bandwidth(d.x, d.y, kernel)
+        chosen = float(bw.loo_cv_scores(d.x, d.y, kernel, [found])[0])
         assert chosen <= scores.min() * (1 + 1e-3), (seed, found, dense[int(np.argmin(scores))])
 
 
@@ -166,7 +167,7 @@ def test_the_boxcar_sweep_is_the_leave_one_out_curve_step_by_step():
     rng = np.random.default_rng(3)
     x = np.round(rng.uniform(-2, 2, 45), 1)                    # ties: several pairs share a distance
     y = np.sin(2 * x) + 0.2 * rng.normal(size=45)
-    starts, mse = r.boxcar_loo_steps(torch.tensor(x), torch.tensor(y), 0.05, 3.0)
+    starts, mse = bw.boxcar_loo_steps(torch.tensor(x), torch.tensor(y), 0.05, 3.0)
     ends = [*starts[1:].tolist(), 3.0]
     for a, b, value in zip(starts.tolist(), ends, mse.tolist(), strict=True):
         mid = (a * b) ** 0.5
@@ -182,9 +183,9 @@ def test_select_bandwidth_agrees_with_statsmodels_cv_ls():
         spec = data.DATASETS[name]
         for seed in range(5):
             d = data.make_dataset(name, spec.default_n, spec.default_noise, seed)
-            ours = r.select_bandwidth(d.x, d.y, "gaussian")
+            ours = bw.select_bandwidth(d.x, d.y, "gaussian")
             theirs = float(KernelReg(d.y, d.x, var_type="c", reg_type="lc", bw="cv_ls").bw[0])
-            loo = r.loo_cv_scores(d.x, d.y, "gaussian", [ours, theirs]).numpy()
+            loo = bw.loo_cv_scores(d.x, d.y, "gaussian", [ours, theirs]).numpy()
             assert ours == pytest.approx(theirs, rel=0.02) and loo[0] <= loo[1] * (1 + 1e-6), (name, seed)
 
 
@@ -192,7 +193,7 @@ def test_silverman_matches_the_formula():
     x = np.random.default_rng(0).normal(2, 3, 500)
     sd = x.std(ddof=1)
     iqr = np.subtract(*np.percentile(x, [75, 25]))
-    assert r.silverman_bandwidth(x) == pytest.approx(0.9 * min(sd, iqr / 1.34) * 500 ** -0.2, rel=1e-9)
+    assert bw.silverman_bandwidth(x) == pytest.approx(0.9 * min(sd, iqr / 1.34) * 500 ** -0.2, rel=1e-9)
 
 
 BAD = [
@@ -227,11 +228,11 @@ def test_nw_weights_refuses_matrices_that_do_not_fit():
 
 def test_loo_and_selection_bad_input():
     with pytest.raises(ValueError, match="bandwidth"):
-        r.loo_cv_scores([0, 1, 2], [0, 1, 2], "gaussian", [0.5, 0])
+        bw.loo_cv_scores([0, 1, 2], [0, 1, 2], "gaussian", [0.5, 0])
     with pytest.raises(ValueError, match="identical"):
-        r.select_bandwidth([1, 1, 1], [0, 1, 2])
+        bw.select_bandwidth([1, 1, 1], [0, 1, 2])
     with pytest.raises(ValueError, match="identical"):
-        r.silverman_bandwidth([2, 2, 2])
+        bw.silverman_bandwidth([2, 2, 2])
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -280,7 +281,7 @@ def test_loo_shortcut_matches_brute_force_including_isolated_points():
     x = np.r_[np.linspace(0, 0.1, 20), np.linspace(5, 5.1, 20), [2.5]]
     y = np.sin(x) + np.linspace(0, 1, len(x))
     for h in (0.003, 0.05, 0.4, 3.0):
-        got = float(r.loo_cv_scores(x, y, "gaussian", [h])[0])
+        got = float(bw.loo_cv_scores(x, y, "gaussian", [h])[0])
         assert got == pytest.approx(brute_force_loo(x, y, "gaussian", h), rel=1e-9)
 
 

@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FIRST_PAGE_MODULES = [
     "explorer.device", "explorer.i18n", "explorer.kernels", "explorer.regression", "explorer.figures.regression",
     "explorer.ui.cache", "explorer.ui.controls", "explorer.ui.figure", "explorer.ui.layout", "explorer.ui.state",
-    "explorer.ui.control", "explorer.figures.registry",
+    "explorer.ui.control", "explorer.ui.page", "explorer.lessons.kernel_regression",
 ]
 
 

@@ -1,0 +1,66 @@
+"""The lessons, in order, each one headless module: ``explorer.lessons.<name>``.
+
+A lesson module holds everything the lesson knows, and no streamlit:
+
+- ``PARAMS``: its settings (``params.Param``), in the order a link lists them; ``FILE_NAME``: the settings an
+  exported figure's file name carries, as (param, format) pairs;
+- ``FIGURES``: its figures (``base.Figure``: compute → data → draw), ``MAIN``: the one the landing page shows;
+- ``figures(values, …)``: for the settings ``values``, the inputs of every figure (``base.Spec``), the one place
+  where derived settings (a temperature from d, a valid length from the mask) are worked out;
+- the functions that compute the numbers its sentences quote, tested in ``tests/lessons/``.
+
+``pages/<name>.py`` draws it (``explorer.ui.page.lesson_page``), ``explorer-export`` writes its figures and the
+lesson tests check its claims, all from the same module. Adding a lesson: its module, its page script, its catalog
+(``explorer/text/<name>.toml``), its lesson test, and one line below.
+
+This file imports no lesson module: the router and the landing page read the list before torch is loaded.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+
+@dataclass(frozen=True)
+class Lesson:
+    name: str          # explorer/lessons/<name>.py, pages/<name>.py, explorer/text/<name>.toml, UI text page.<name>
+    group: str         # its section of the navigation (UI text nav.<group>)
+    icon: str
+
+    @property
+    def module(self) -> ModuleType:
+        """The lesson's module (imported on first use: it brings torch with it)."""
+        return importlib.import_module(f"{__name__}.{self.name}")
+
+    @property
+    def script(self) -> str:
+        return f"pages/{self.name}.py"
+
+
+LESSONS = (
+    Lesson("kernel_regression", "kernels", ":material/show_chart:"),
+    Lesson("attention_heatmap", "kernels", ":material/grid_on:"),
+    Lesson("softmax_kernel", "attention", ":material/functions:"),
+    Lesson("masking", "attention", ":material/visibility_off:"),
+    Lesson("scaling", "attention", ":material/straighten:"),
+    Lesson("efficient_attention", "attention", ":material/speed:"),
+    Lesson("live_training", "transformers", ":material/model_training:"),
+)
+
+
+def lesson(name: str) -> Lesson:
+    for item in LESSONS:
+        if item.name == name:
+            return item
+    raise KeyError(f"no lesson {name!r}")
+
+
+def find_figure(name: str):
+    """The figure ``name`` (``base.Figure``) of whichever lesson draws it (names are unique across lessons)."""
+    for item in LESSONS:
+        table = item.module.FIGURES
+        if name in table:
+            return table[name]
+    raise KeyError(f"no lesson figure {name!r}")

@@ -1,0 +1,200 @@
+"""Kernel regression: fit noisy data with Nadaraya-Watson and see what the bandwidth does.
+
+Figures: the fit (the chosen kernel at the bandwidth, and at the overlaid ones; compared kernels at the first
+bandwidth), the kernels' profiles, and the leave-one-out error against h. Numbers: whether the presets earn their
+labels, the question's choices, how the kernels' optimal widths compare.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..bandwidth import loo_cv_scores, select_bandwidth, silverman_bandwidth
+from ..figures import regression as rfig
+from ..i18n import t
+from ..kernels import KERNELS, equivalent_bandwidth
+from ..regression import defined_mse, nadaraya_watson
+from .base import Figure, specs
+from .params import Param
+from .shared import BANDWIDTH, BANDWIDTHS, DATASET, KERNEL, SHARED, data_of, dataset_label, presets
+
+COMPARE = Param("nw.compare", "multiselect", [], "kr.compare", options=tuple(KERNELS), names="kernel.")
+SAME_WIDTH = Param("nw.same_width", "toggle", True, "kr.same_width", "kr.same_width_help")
+OVERLAY = Param("nw.overlay", "toggle", False, "kr.overlay")
+OVERLAY_H = Param("nw.overlay_h", "multiselect", lambda v: list(presets(v.get(DATASET.key, DATASET.default)).values()),
+                  "kr.overlay_h", options=tuple(BANDWIDTHS), fmt="g")
+PARAMS = (*SHARED, COMPARE, SAME_WIDTH, OVERLAY, OVERLAY_H)
+FILE_NAME = ((KERNEL, "{}"), (BANDWIDTH, "h{}"))
+LOO_BANDWIDTHS = np.logspace(-2, np.log10(20), 41)
+MAIN = "fit"
+
+
+# --------------------------------------------------------------------------- figures
+def _shapes(kernels: tuple[str, ...]) -> dict:
+    return {"kernels": list(kernels)}
+
+
+def _draw_shapes(d: dict, lang: str):
+    return rfig.kernel_shapes_figure(d["kernels"], lang=lang)
+
+
+def _fit(data: Mapping, dataset: str, kernels: tuple[str, ...], bandwidths: tuple[float, ...],
+         same_width: bool) -> dict:
+    """The first (chosen) kernel at every bandwidth, each compared kernel at the first bandwidth only (at most
+    3 + 5 curves, one colour each); compared kernels at the first kernel's effective width when asked."""
+    curves = []
+    for i, k in enumerate(kernels):
+        for b in bandwidths if i == 0 else bandwidths[:1]:
+            hk = equivalent_bandwidth(b, k, reference=kernels[0]) if same_width else b
+            est = nadaraya_watson(data["x_grid"], data["x"], data["y"], k, hk).numpy()
+            mse = defined_mse(est, data["true"])[0] if data["true"] is not None else None
+            curves.append({"kernel": k, "h": hk, "estimate": est, "mse": mse,
+                           "undefined": int(np.isnan(est).sum())})
+    return {**data, "dataset": dataset, "curves": curves}
+
+
+def upload_axes(data: Mapping, lang: str) -> tuple[str, str] | None:
+    """An upload's axis titles: its column names (and "standardised" when the values were), else None."""
+    if "columns" not in data:
+        return None
+    suffix = t("fig.standardised", lang) if data["standardised"] else ""
+    return tuple(f"{name}{suffix}" for name in data["columns"])
+
+
+def curve_label(curve: Mapping, lang: str) -> str:
+    return t("fig.curve_label", lang, kernel=t(f"kernel.{curve['kernel']}", lang), h=curve["h"])
+
+
+def _draw_fit(d: dict, lang: str):
+    return rfig.fit_figure(d["x"], d["y"], d["x_grid"], d["true"], {curve_label(c, lang): c["estimate"]
+                                                                  for c in d["curves"]},
+                           title=t("kr.fit_title", lang, dataset=dataset_label(d["dataset"], lang)), lang=lang,
+                           axes=upload_axes(d, lang))
+
+
+def _loo(data: Mapping, kernels: tuple[str, ...], same_width: bool) -> dict:
+    """Leave-one-out MSE against h for each kernel; with equal width, each drawn at the first kernel's h."""
+    scores = {k: loo_cv_scores(data["x"], data["y"], k, LOO_BANDWIDTHS).numpy() for k in kernels}
+    x_of = {k: LOO_BANDWIDTHS / (equivalent_bandwidth(1.0, k, reference=kernels[0]) if same_width else 1)
+            for k in kernels}
+    return {"bandwidths": LOO_BANDWIDTHS, "scores": scores, "x_of": x_of,
+            "shift": same_width and len(kernels) > 1,
+            "optimum": select_bandwidth(data["x"], data["y"], kernels[0]),
+            "silverman": silverman_bandwidth(data["x"], kernels[0])}
+
+
+def _draw_loo(d: dict, lang: str):
+    """Marks: ``current`` (the bandwidth now), ``answer`` (the question, ``loo_question``, once revealed)."""
+    name = {k: t(f"kernel.{k}", lang) for k in d["scores"]}
+    return rfig.loo_cv_figure(d["bandwidths"], {name[k]: s for k, s in d["scores"].items()}, current=d["current"],
+                              optimum=d["optimum"], silverman=d["silverman"], lang=lang,
+                              x_by_series={name[k]: x for k, x in d["x_of"].items()} if d["shift"] else None,
+                              answer=d.get("answer"))
+
+
+FIGURES = {
+    "fit": Figure(_fit, _draw_fit),
+    "kernel_shapes": Figure(_shapes, _draw_shapes),
+    "loo_cv": Figure(_loo, _draw_loo, marks=("current", "answer")),
+}
+
+
+def kernels_of(values: Mapping[str, Any]) -> tuple[str, ...]:
+    """The chosen kernel, then the compared ones."""
+    kernel = values[KERNEL.key]
+    return (kernel, *(k for k in values[COMPARE.key] if k != kernel))
+
+
+def figures(values: Mapping[str, Any], data: Mapping | None = None) -> dict:
+    """The page's figures at ``values``; ``data``: the dataset's arrays (an upload's), else generated."""
+    data = data_of(values) if data is None else data
+    h, kernels, same = values[BANDWIDTH.key], kernels_of(values), values[SAME_WIDTH.key]
+    overlaid = values[OVERLAY_H.key] if values[OVERLAY.key] else ()
+    bandwidths = (h, *(b for b in overlaid if b != h))
+    return specs(__name__.rsplit(".", 1)[-1], FIGURES, {
+        "fit": {"data": data, "dataset": values[DATASET.key], "kernels": kernels, "bandwidths": bandwidths,
+                "same_width": same},
+        "kernel_shapes": {"kernels": kernels},
+        "loo_cv": ({"data": data, "kernels": kernels, "same_width": same}, {"current": h}),
+    })
+
+
+def lecture_set(values: Mapping[str, Any]) -> dict:
+    """The exported figures: every kernel's profile, the fit at each of the dataset's three presets, the LOO curve."""
+    data = data_of(values)
+    out = {}
+    for h in presets(values[DATASET.key]).values():
+        out[f"fit_h{h:g}"] = figures({**values, BANDWIDTH.key: h}, data)["fit"]
+    shapes = figures({**values, COMPARE.key: list(KERNELS)}, data)
+    return {"kernel_shapes": shapes["kernel_shapes"], **out, "loo_cv": figures(values, data)["loo_cv"]}
+
+
+# --------------------------------------------------------------------------- the numbers the page says
+def width_agreement(optima: dict[str, float]) -> dict:
+    """How far apart the kernels' LOO-optimal bandwidths are, raw and in Gaussian units (each optimum times
+    δ_Gauss/δ_K, the width it stands for): the smallest and largest in Gaussian units (``lo``, ``hi``), the ratio
+    of largest to smallest in those units (``units``) and of the raw optima (``raw``), and whether putting them in
+    Gaussian units brings them closer (``closer``)."""
+    raw = list(optima.values())
+    gauss = [h / equivalent_bandwidth(1.0, k) for k, h in optima.items()]
+    units = max(gauss) / min(gauss)
+    return {"lo": min(gauss), "hi": max(gauss), "units": units, "raw": max(raw) / min(raw),
+            "closer": units < max(raw) / min(raw)}
+
+
+def loo_optimum(x, y, kernel: str) -> float:
+    """The leave-one-out optimal bandwidth of ``kernel`` on (x, y)."""
+    return select_bandwidth(x, y, kernel)
+
+
+def loo_ends(bandwidths, scores) -> dict:
+    """What the LOO curve's caption quotes: the smallest bandwidth with a score and the largest, and each one's
+    error as a multiple of the curve's minimum."""
+    h, s = np.asarray(bandwidths, dtype=float), np.asarray(scores, dtype=float)
+    ok = np.isfinite(s)
+    best = s[ok].min()
+    first = int(np.flatnonzero(ok)[0])
+    return {"h_lo": h[first], "r_lo": s[first] / best, "h_hi": h[-1], "r_hi": s[-1] / best}
+
+
+def snap_error(grid) -> float:
+    """The largest relative distance from a value inside the grid's range to its nearest grid value
+    on a log scale (half the largest log gap between neighbours)."""
+    g = np.sort(np.asarray(grid, dtype=float))
+    return float(np.sqrt(g[1:] / g[:-1]).max() - 1)
+
+
+def fit_table(curves: list[dict], n_grid: int, lang: str = "en"):
+    """The readout as a table, one row per curve of the fit figure: its label, the MSE against the true function
+    (blank for an upload) and how many of the ``n_grid`` queries have no estimate."""
+    import pandas as pd  # pandas: kept off the first page's imports (cold start)
+
+    return pd.DataFrame([{t("kr.col_curve", lang): curve_label(c, lang),
+                          t("kr.col_mse", lang): None if c["mse"] is None else round(float(c["mse"]), 4),
+                          t("kr.col_undefined", lang): f"{c['undefined']} / {n_grid}"} for c in curves])
+
+
+LOO_TIE = 0.02      # an offered bandwidth whose LOO error is within 2 % of the lowest one's counts as right too
+SEPARATE = 1.5      # the LOO optimum is offered only when it is at least 1.5x away from every preset
+
+
+def loo_question(x, y, kernel: str, optimum: float, presets) -> dict:
+    """"Which of these bandwidths gives the lowest leave-one-out error?" on (x, y): the presets, plus the LOO
+    optimum (2 significant digits) when it is at least ``SEPARATE`` times away from each of them, so that no two
+    choices are a hair apart. Returns the bandwidths offered (``h``), their LOO MSE (``scores``), the index of the
+    lowest (``best``), every index within ``LOO_TIE`` of it (``right``: a guess of any of them is right), and how
+    much higher the best of the other choices is (``margin``, a fraction; inf when every choice ties)."""
+    candidates = sorted({float(h) for h in presets})
+    rounded = float(f"{optimum:.2g}")
+    if all(abs(math.log(rounded / h)) >= math.log(SEPARATE) for h in candidates):
+        candidates = sorted([*candidates, rounded])
+    scores = loo_cv_scores(x, y, kernel, candidates).numpy()
+    best = int(np.nanargmin(scores))
+    right = [i for i, s in enumerate(scores) if s <= scores[best] * (1 + LOO_TIE)]
+    others = [s for i, s in enumerate(scores) if i not in right]
+    margin = float(min(others) / scores[best] - 1) if others else math.inf
+    return {"h": candidates, "scores": scores, "best": best, "right": right, "margin": margin}

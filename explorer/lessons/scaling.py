@@ -1,0 +1,113 @@
+"""Scaling: why attention divides q·k by √d: the logits' spread grows like √d, and what it does to softmax.
+
+Figures: the logit std against d, scaled and unscaled (``MAIN``); softmax's largest weight, entropy and Jacobian
+norm against d; the regime map of the logits' scale; and a histogram of the logits at the chosen d.
+Numbers: how the spread grows (the law the question asks for).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .. import scaling
+from ..figures import common
+from ..figures import scaling as sfig
+from ..figures.style import mark_answer
+from ..i18n import t
+from .base import figure_table, specs
+from .params import Param, seed_param
+
+D_RANGE = tuple(2 ** i for i in range(11))
+D = Param("scale.d", "select_slider", 128, "sc.d", options=D_RANGE)
+N = Param("scale.n", "select_slider", 256, "sc.n", "sc.n_help", options=(32, 64, 128, 256, 512))
+SEED = seed_param("scale.seed")
+PARAMS = (D, N, SEED)
+FILE_NAME = ((D, "d{}"),)
+MAIN = "logit_std"
+FIGURES, figure = figure_table()
+
+
+# --------------------------------------------------------------------------- figures
+def _scaling(n: int, seed: int) -> dict:
+    return {"n": n, "unscaled": scaling.logit_stats(list(D_RANGE), n, scaled=False, seed=seed),
+            "scaled": scaling.logit_stats(list(D_RANGE), n, scaled=True, seed=seed),
+            "regime": scaling.regime_vs_scale(np.logspace(-1, 2, 61), n, seed)}
+
+
+@figure("logit_std", _scaling, marks=("d", "answer"))
+def _draw_std(r: dict, lang: str):
+    ds, d = r["unscaled"]["d"].to_numpy(), r["d"]
+    unscaled, scaled = t("fig.unscaled", lang), t("fig.scaled", lang)
+    sqrt_d, one = t("sc.theory_sqrt", lang), t("sc.theory_one", lang)
+    fig = common.lines(ds, {unscaled: r["unscaled"]["logit_std"], scaled: r["scaled"]["logit_std"],
+                            sqrt_d: np.sqrt(ds), one: np.ones_like(ds, dtype=float)},
+                       t("sc.std_title", lang), t("sc.d_axis", lang), t("sc.std_axis", lang), log_x=True, log_y=True,
+                       mode="lines+markers", dashes={sqrt_d: "dot", one: "dot"}, colors={sqrt_d: "#222", one: "#777"},
+                       vlines=[(d, f"d = {d}")])
+    if r.get("answer"):                   # the unscaled curve, where its growth reads best: half way up
+        i = len(ds) // 2
+        mark_answer(fig, float(ds[i]), float(r["unscaled"]["logit_std"].iloc[i]), r["answer"])
+    return fig
+
+
+def _samples(d: int, seed: int) -> dict:
+    return {"d": d, "unscaled": scaling.logit_samples(d, 64, False, seed).numpy(),
+            "scaled": scaling.logit_samples(d, 64, True, seed).numpy()}
+
+
+@figure("logit_histogram", _samples)
+def _draw_samples(s: dict, lang: str):
+    return sfig.logit_histogram(s["unscaled"], s["scaled"], s["d"], lang=lang)
+
+
+
+
+
+def _by_d(r: dict, column: str, title: str, axis: str, lang: str, height: int, hlines=()):
+    """One table column against d, unscaled and scaled."""
+    un, sc = r["unscaled"], r["scaled"]
+    return common.lines(un["d"].to_numpy(), {t("sc.unscaled", lang): un[column], t("sc.scaled", lang): sc[column]},
+                        t(title, lang), t("sc.d_axis", lang), t(axis, lang), log_x=True, mode="lines+markers",
+                        hlines=list(hlines), height=height)
+
+
+@figure("max_weight", _scaling)
+def _draw_max_weight(r: dict, lang: str):
+    return _by_d(r, "max_weight", "sc.maxw_title", "sc.maxw_axis", lang, 380)
+
+
+@figure("softmax_entropy", _scaling)
+def _draw_entropy(r: dict, lang: str):
+    log_n = math.log(r["n"])
+    return _by_d(r, "entropy", "sc.entropy_title", "sc.entropy_axis", lang, 380,
+                 [(log_n, t("sc.log_n", lang, value=log_n))])
+
+
+@figure("grad_norm", _scaling)
+def _draw_grad_norm(r: dict, lang: str):
+    return _by_d(r, "softmax_grad_norm", "sc.grad_title", "sc.grad_axis", lang, 420)
+
+
+@figure("regime", _scaling)
+def _draw_regime(r: dict, lang: str):
+    return sfig.regime_figure(r["regime"], r["unscaled"], r["scaled"], lang=lang)
+
+def figures(values: Mapping[str, Any]) -> dict:
+    """The page's figures at ``values``."""
+    d, seed = values[D.key], values[SEED.key]
+    return specs(__name__.rsplit(".", 1)[-1], FIGURES, {
+        "logit_std": ({"n": values[N.key], "seed": seed}, {"d": d}),
+        **{name: {"n": values[N.key], "seed": seed} for name in ("max_weight", "softmax_entropy", "grad_norm",
+                                                                  "regime")},
+        "logit_histogram": {"d": d, "seed": seed}})
+
+
+# --------------------------------------------------------------------------- the numbers the page says
+def growth_law(d, std) -> int:
+    """How std grows with d, as the nearest of (like d, like √d, not at all) to the log-log slope."""
+    slope = float(np.polyfit(np.log(np.asarray(d, float)), np.log(np.asarray(std, float)), 1)[0])
+    return int(np.argmin([abs(slope - 1.0), abs(slope - 0.5), abs(slope)]))

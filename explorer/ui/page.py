@@ -1,0 +1,104 @@
+"""A lesson page's frame: its settings restored from a link and written back, kept across pages, reset on
+request; its title, question and Previous / Next; the sidebar's footer.
+
+    with lesson_page(C, question="sc.question") as aside:      # C = control.controls(scaling)
+        ...                                                    # the page, top to bottom
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from types import SimpleNamespace
+
+import streamlit as st
+
+from ..device import describe_device
+from .control import Control, PageStopped
+from .controls import SHARED_CONTROLS
+from .layout import question as draw_question
+from .links import publish, restore
+from .navigation import previous_next
+from .state import KEEP, init_state, keep_shared_state, lecture_mode, tr
+
+
+def _reset(controls: Sequence[Control]) -> None:
+    for c in controls:
+        st.session_state.pop(c.key, None)
+
+
+def _reset_everything() -> None:
+    keep = {k: st.session_state[k] for k in ("ui.lang", "ui.lecture", "ui.predict") if k in st.session_state}
+    for key in list(st.session_state):
+        if not key.startswith("url.restored."):         # a link is read once per session, even after a reset
+            del st.session_state[key]
+    st.session_state.update(keep)
+
+
+def reset_controls(name: str, controls: Sequence[Control]) -> None:
+    """The sidebar's "Reset this page" and "Reset everything" buttons."""
+    with st.sidebar:
+        c1, c2 = st.columns(2)
+        c1.button(tr("ui.reset_page"), help=tr("ui.reset_page_help"), on_click=_reset, args=(controls,),
+                  key=f"reset.{name}", width="stretch")
+        c2.button(tr("ui.reset_all"), help=tr("ui.reset_all_help"), on_click=_reset_everything, key="reset.all",
+                  width="stretch")
+
+
+def sidebar_footer(name: str, controls: Sequence[Control]) -> None:
+    """Under the page's sidebar controls: the reset buttons and the device the page computes on."""
+    reset_controls(name, controls)
+    try:
+        st.sidebar.caption(tr("ui.device", device=describe_device()))
+    except ValueError as err:
+        st.sidebar.error(str(err))
+
+
+def export_stem(name: str, file_name: Sequence[tuple[Control, str]]) -> str:
+    """The start of an exported figure's file name: the page, then its key settings (``kernel-regression``,
+    ``gaussian_h0.2``), joined by ``_``; the figure's own name follows."""
+    tags = [fmt.format(c.dump(c.value)).replace("_", "-") for c, fmt in file_name]
+    return "_".join([name.replace("_", "-"), *tags])
+
+
+@contextlib.contextmanager
+def lesson_page(page: SimpleNamespace, question: str) -> Iterator:
+    """A page's setup in one block: shared state kept, the URL's values restored, every default in place,
+    the title and the page's question (UI text ``question``) drawn, Previous / Next links (at the top in
+    lecture mode, at the end otherwise); on leaving (also through ``stop_page``), the values written back to
+    the URL. Yields a container under the question (beside it in lecture mode, where the question is one
+    line) for what a page wants there. ``page``: the lesson's controls (``control.controls``): its name, its
+    settings in link order and those its exported figures' file names carry."""
+    name, controls = page.NAME, page.ALL
+    kept = st.session_state.setdefault(KEEP, set())           # kept across pages from now on (state.py)
+    kept.update(c.key for c in (*SHARED_CONTROLS, *controls))
+    keep_shared_state()
+    init_state({c.key: c.default_value() for c in SHARED_CONTROLS})
+    restore(controls, name)
+    init_state({c.key: c.default_value() for c in controls})
+    sidebar_footer(name, controls)
+    st.session_state["ui.export_stem"] = export_stem(name, page.FILE_NAME)     # read by figure.export_control
+    lecture = lecture_mode()
+    if lecture:                                    # one row: the title, then the way on
+        title, links = st.columns([2, 3], vertical_alignment="center")
+        title.title(tr(f"page.{name}"))
+        previous_next(name, links, compact=True)
+    else:
+        st.title(tr(f"page.{name}"))
+    where, aside = st.columns(2) if lecture else (st.container(), st.container())
+    with where:
+        draw_question(question)
+    try:
+        try:
+            yield aside
+        except PageStopped:            # a page stopped early (bad input, a question to answer first)
+            pass
+        _footer(name, lecture)
+    finally:
+        publish(controls)              # every run, whatever the page waits for: a reload keeps the view
+
+
+def _footer(name: str, lecture: bool) -> None:
+    if not lecture:                    # (in lecture mode they sit beside the title)
+        st.divider()
+        previous_next(name)
