@@ -546,12 +546,31 @@ def bench_first_visits():
         browser.close()
 
 
+def bench_icl_bandwidth():
+    """Attention learns its bandwidth: one grid point (the softmax unit and linear attention trained, the oracle and
+    leave-one-out bandwidths) and the page's whole sweep (five L), at the page's defaults, in this process."""
+    from explorer import incontext
+    from explorer.lessons import icl_bandwidth
+
+    incontext.train(2.0, 0.3, 32, 0, steps=5)                        # warm up the code paths
+    t0 = time.perf_counter()
+    incontext.train(2.0, 0.3, 32, 0), incontext.train(2.0, 0.3, 32, 0, "linear")
+    incontext.oracle_bandwidth(2.0, 0.3, 32, 0), incontext.loo_bandwidth(2.0, 0.3, 32, 0)
+    point = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    icl_bandwidth._sweep.__wrapped__(0.3, 32, 1)                        # not the memo: a fresh sweep
+    sweep = time.perf_counter() - t0
+    row("Attention learns its bandwidth: one grid point / the page's sweep of five L (σ = 0.3, n = 32)",
+        f"{point:.1f} s / {sweep:.1f} s", "one point <= 5 s", point <= 5.0)
+
+
 def main():
     start = time.time()
     chosen = [a for a in sys.argv[1:] if not a.startswith("--")]      # e.g. `bench/run.py pages cold`
     for fn in (bench_loop, bench_search, bench_statsmodels, bench_sdpa, bench_fast_large, bench_fgt_many_queries,
                bench_large, bench_causal_linear, bench_pages,
-               bench_upload, bench_training, bench_efficient, bench_cold_start, bench_first_visits, bench_live_browser):
+               bench_upload, bench_training, bench_efficient, bench_icl_bandwidth, bench_cold_start, bench_first_visits,
+               bench_live_browser):
         if chosen and not any(c in fn.__name__ for c in chosen):
             continue
         print(f"{fn.__name__}…", file=sys.stderr, flush=True)

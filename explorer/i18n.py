@@ -99,7 +99,7 @@ NOT_CLAIMS = frozenset({            # help texts that only state a control's ran
     "nw.bandwidth_help", "nw.typed_help", "ah.n_queries_help", "sk.d_help", "sk.n_keys_help", "sk.spread_help",
     "sk.k_top_help", "sk.hidden_help", "sk.bias_help", "mk.length_help", "mk.d_help", "mk.valid_help",
     "sc.n_help", "sc.metric_help", "lt.step_help", "lt.reset_help", "lt.temp_help", "lt.kv_run_help",
-    "ui.what_to_notice", "ef.h_help",
+    "ui.what_to_notice", "ef.h_help", "ib.noise_help", "ib.n_help",
 })
 
 

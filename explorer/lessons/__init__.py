@@ -43,6 +43,7 @@ LESSONS = (
     Lesson("kernel_regression", "kernels", ":material/show_chart:"),
     Lesson("attention_heatmap", "kernels", ":material/grid_on:"),
     Lesson("softmax_kernel", "attention", ":material/functions:"),
+    Lesson("icl_bandwidth", "attention", ":material/tune:"),
     Lesson("masking", "attention", ":material/visibility_off:"),
     Lesson("scaling", "attention", ":material/straighten:"),
     Lesson("efficient_attention", "attention", ":material/speed:"),

@@ -32,6 +32,8 @@ LINKS = {
                       {"train.task": "sort", "train.heads": 4, "train.lr": 0.001}),
     "efficient_attention": ({"ef.m": "256", "ef.kind": "positive", "ef.block": "50", "ef.step": "3"},
                             {"ef.m": 256, "ef.kind": "positive", "ef.block": 50, "ef.step": 3}),
+    "icl_bandwidth": ({"ib.lipschitz": "4", "ib.noise": "0.3", "ib.n": "64"},
+                      {"ib.lipschitz": 4.0, "ib.noise": 0.3, "ib.n": 64}),
 }
 
 

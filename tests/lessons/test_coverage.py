@@ -42,6 +42,8 @@ FIXED = {
     "lt.kv_noisy": "this machine's timings: shown when they did not settle or contradict the counts (made-up rows)",
     "fig.noise_floor": "the sine_icl task's noise variance: a constant of the task, 0.09",
     "ef.cost_text": "this machine's timings: the crossover and times are those measured (checked on made-up rows)",
+    "ib.formula_text": "the unit on unit vectors is Gaussian NW with h = 1/√w: an identity, checked at three w",
+    "ib.lipschitz_help": "every task's largest slope is L by construction: checked by finite differences",
 }
 
 

@@ -252,7 +252,8 @@ def test_the_figure_waits_until_revealed_and_the_switch_follows_lecture_mode_and
 
 
 @pytest.mark.parametrize("name, key", [("kernel_regression", "kr.loo"), ("attention_heatmap", "ah.wide"),
-                                       ("softmax_kernel", "sk.gap"), ("masking", "mk.rows"), ("scaling", "sc.growth"),
+                                       ("softmax_kernel", "sk.gap"), ("icl_bandwidth", "ib.next"),
+                                       ("masking", "mk.rows"), ("scaling", "sc.growth"),
                                        ("efficient_attention", "ef.gain"), ("live_training", "lt.head")])
 def test_every_page_asks_in_chinese_too(name, key):
     at = page(name)

@@ -1,0 +1,143 @@
+"""Attention learns its bandwidth: one softmax attention unit trained on in-context regression tasks of slope L
+finds the Nadaraya-Watson window a statistician would choose for them (Collins et al., 2024).
+
+Settings: the tasks' Lipschitz constant L, the label noise σ, the context size n, the seed. Figures: the learned
+window against L beside the NW oracle and leave-one-out bandwidths (``MAIN``), softmax and linear attention's
+in-context error against L, and one task of the current setting with the trained unit's prediction. Numbers: the
+window's trend, its ratio to the oracle, where linear attention does better or worse.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import torch
+
+from .. import incontext
+from ..figures import common
+from ..figures.style import PALETTE, mark_answer
+from ..i18n import t
+from .base import figure_table, specs
+from .params import Param, seed_param
+
+LIPSCHITZ = (0.5, 1.0, 2.0, 4.0, 8.0)          # the sweep's grid: a factor 16 in L
+L = Param("ib.lipschitz", "select_slider", 2.0, "ib.lipschitz", "ib.lipschitz_help", options=LIPSCHITZ, fmt="g")
+NOISE = Param("ib.noise", "select_slider", 0.3, "ib.noise", "ib.noise_help", options=(0.0, 0.1, 0.3, 0.6, 1.0),
+              fmt="g")
+N = Param("ib.n", "select_slider", 32, "ib.n", "ib.n_help", options=(8, 16, 32, 64, 128))
+SEED = seed_param("ib.seed")
+PARAMS = (L, NOISE, N, SEED)
+FILE_NAME = ((NOISE, "noise{}"), (N, "n{}"))
+MAIN = "learned_window"
+FIGURES, figure = figure_table()
+NEAR = 1.25          # the learned window is "at" the oracle's when the two are within 25 % of each other
+
+
+# --------------------------------------------------------------------------- figures
+@functools.lru_cache(maxsize=32)       # the page, the export and the tests ask for the same sweep more than once
+def _sweep(noise: float, n: int, seed: int) -> dict:
+    """For every L of the grid: the softmax unit and linear attention trained on the tasks, the oracle and the
+    leave-one-out bandwidths."""
+    rows = []
+    for lip in LIPSCHITZ:
+        soft, lin = incontext.train(lip, noise, n, seed), incontext.train(lip, noise, n, seed, "linear")
+        oracle = incontext.oracle_bandwidth(lip, noise, n, seed)
+        rows.append({"L": lip, "w": soft["w"], "window": soft["window"], "softmax_error": soft["error"],
+                     "linear_error": lin["error"], "oracle": oracle["h"], "oracle_error": oracle["error"],
+                     "loo": incontext.loo_bandwidth(lip, noise, n, seed)})
+    table = {k: np.array([r[k] for r in rows]) for k in rows[0]}
+    return {**table, "noise": noise, "n": n}
+
+
+@figure("learned_window", _sweep, marks=("lipschitz", "answer"))
+def _draw_window(r: dict, lang: str):
+    """Mark ``lipschitz``: the current L; ``answer``: the question's answer, at the next L of the grid."""
+    learned, oracle, loo = t("ib.learned", lang), t("ib.oracle", lang), t("ib.loo", lang)
+    fig = common.lines(r["L"], {learned: r["window"], oracle: r["oracle"], loo: r["loo"]},
+                       t("ib.window_title", lang, noise=r["noise"], n=r["n"]), t("ib.l_axis", lang),
+                       t("ib.window_axis", lang), log_x=True, log_y=True, mode="lines+markers",
+                       dashes={oracle: "dash", loo: "dot"}, colors={learned: PALETTE[0], oracle: "#222",
+                                                                    loo: PALETTE[2]},
+                       vlines=[(r["lipschitz"], t("ib.current", lang))] if r.get("lipschitz") else [])
+    if r.get("answer"):
+        i = min(int(np.flatnonzero(r["L"] == r["lipschitz"])[0]) + 1, len(r["L"]) - 1)
+        mark_answer(fig, float(r["L"][i]), float(r["window"][i]), r["answer"], above=False)
+    return fig
+
+
+@figure("icl_error", _sweep, marks=("lipschitz",))
+def _draw_error(r: dict, lang: str):
+    soft, lin, oracle = t("ib.softmax", lang), t("ib.linear", lang), t("ib.oracle_error", lang)
+    return common.lines(r["L"], {soft: r["softmax_error"], lin: r["linear_error"], oracle: r["oracle_error"]},
+                        t("ib.error_title", lang), t("ib.l_axis", lang), t("ib.error_axis", lang), log_x=True,
+                        log_y=True, mode="lines+markers", dashes={oracle: "dash"},
+                        colors={soft: PALETTE[0], lin: PALETTE[1], oracle: "#222"},
+                        vlines=[(r["lipschitz"], t("ib.current", lang))] if r.get("lipschitz") else [])
+
+
+def _example(lipschitz: float, noise: float, n: int, seed: int) -> dict:
+    """One task of the setting: its context, the true function, and the trained unit's prediction at every angle."""
+    sweep = _sweep(noise, n, seed)
+    w = float(sweep["w"][LIPSCHITZ.index(lipschitz)])
+    g = torch.Generator().manual_seed(40_000 + seed)
+    a, b, k = incontext.tasks(1, lipschitz, g)
+    theta = torch.rand(1, n, generator=g, dtype=torch.float64) * 2 * math.pi
+    y = incontext.evaluate(a, b, k, theta) + noise * torch.randn(1, n, generator=g, dtype=torch.float64)
+    grid = torch.linspace(0, 2 * math.pi, 361, dtype=torch.float64)
+    batch = {"theta": theta.expand(len(grid), n), "y": y.expand(len(grid), n), "query": grid}
+    pred = incontext.softmax_prediction(batch, torch.tensor(w, dtype=torch.float64))
+    return {"theta": theta[0].numpy(), "y": y[0].numpy(), "grid": grid.numpy(),
+            "true": incontext.evaluate(a, b, k, grid[None])[0].numpy(), "prediction": pred.numpy(), "w": w,
+            "window": incontext.window(w), "lipschitz": lipschitz}
+
+
+@figure("icl_example", _example)
+def _draw_example(r: dict, lang: str):
+    traces = {t("ib.true_f", lang): r["true"], t("ib.prediction", lang, h=r["window"]): r["prediction"]}
+    fig = common.lines(r["grid"], traces, t("ib.example_title", lang, lipschitz=r["lipschitz"]),
+                       t("ib.theta_axis", lang), t("ib.y_axis", lang), colors={t("ib.true_f", lang): "#222"},
+                       dashes={t("ib.true_f", lang): "dash"})
+    fig.add_scatter(x=r["theta"], y=r["y"], mode="markers", name=t("ib.context", lang),
+                    marker={"color": PALETTE[3], "size": 7})
+    return fig
+
+
+def figures(values: Mapping[str, Any]) -> dict:
+    """The page's figures at ``values``."""
+    sweep = {"noise": values[NOISE.key], "n": values[N.key], "seed": values[SEED.key]}
+    return specs(__name__.rsplit(".", 1)[-1], FIGURES, {
+        "learned_window": (sweep, {"lipschitz": values[L.key]}),
+        "icl_error": (sweep, {"lipschitz": values[L.key]}),
+        "icl_example": {**sweep, "lipschitz": values[L.key]}})
+
+
+# --------------------------------------------------------------------------- the numbers the page says
+TRENDS = ("widens", "stays", "narrows")
+
+
+def next_step(sweep: Mapping, lipschitz: float) -> dict:
+    """What the window does from ``lipschitz`` to the next L of the grid (from the last, from the one before):
+    the question's answer (0 widens, 1 stays within 5 %, 2 narrows) and the two windows."""
+    i = min(LIPSCHITZ.index(lipschitz), len(LIPSCHITZ) - 2)
+    before, after = float(sweep["window"][i]), float(sweep["window"][i + 1])
+    ratio = after / before
+    return {"answer": 1 if abs(math.log(ratio)) < math.log(1.05) else 2 if ratio < 1 else 0,
+            "from_l": LIPSCHITZ[i], "to_l": LIPSCHITZ[i + 1], "before": before, "after": after, "ratio": ratio}
+
+
+def summary(sweep: Mapping) -> dict:
+    """The window's trend over the grid, its ratio to the oracle's (range), and where linear attention loses."""
+    window, ratio = np.asarray(sweep["window"]), np.asarray(sweep["window"]) / np.asarray(sweep["oracle"])
+    linear_worse = np.asarray(sweep["linear_error"]) > np.asarray(sweep["softmax_error"])
+    return {"shrinks": bool(np.all(np.diff(window) < 0)), "factor": float(window[0] / window[-1]),
+            "ratio_lo": float(ratio.min()), "ratio_hi": float(ratio.max()),
+            "near": bool(np.all((ratio < NEAR) & (ratio > 1 / NEAR))),
+            "linear_worse_from": next((float(sweep["L"][i]) for i in range(len(linear_worse))
+                                       if linear_worse[i:].all()), None),
+            "linear_always_worse": bool(linear_worse.all()),
+            "loo_ratio_lo": float((np.asarray(sweep["loo"]) / np.asarray(sweep["oracle"])).min()),
+            "loo_ratio_hi": float((np.asarray(sweep["loo"]) / np.asarray(sweep["oracle"])).max())}
