@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+# enough for every kernel and two overlaid bandwidths in one fit, each its own colour (a new kernel may need one more)
+PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#aec7e8"]
 HEAT_SCALE = "Viridis"
 AXIS = {"gridcolor": "#e6e6e6", "zerolinecolor": "#c8c8c8", "linecolor": "#999999", "showline": True,
         "ticks": "outside", "tickcolor": "#999999", "exponentformat": "power", "automargin": True}
