@@ -55,12 +55,9 @@ chromium:
 	  fi; \
 	fi
 
-# Everything but the browser tests on two workers (whole files to each, so a file's fixtures are built once), then
-# the browser tests, which start their own servers, one at a time.
 test: $(VENV)/.dev-deps chromium
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -m "not e2e" -n 2 --dist loadfile --durations=25
-	CHROMIUM=$(CHROMIUM) REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m e2e --durations=10
+	CHROMIUM=$(CHROMIUM) REQUIRE_BROWSER=1 $(BIN)/python -m pytest --durations=25
 
 # The edit loop: no browser and no training to convergence (every claim still swept, every page still run).
 test-fast: $(VENV)/.dev-deps
