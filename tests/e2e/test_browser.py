@@ -4,6 +4,7 @@ import re
 import time
 from pathlib import Path
 
+from explorer.i18n import t
 from explorer.lessons import LESSONS
 from tests.e2e.conftest import ARTIFACTS
 
@@ -401,7 +402,7 @@ def test_a_lesson_card_is_a_link_and_an_unknown_path_is_said(page, server_url):
     image.scroll_into_view_if_needed()
     box = image.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.wait_for_selector('[data-testid="stMain"] h1:has-text("掩码")')
+    page.wait_for_selector(f'[data-testid="stMain"] h1:has-text("{t(f"page.{LESSONS[3].name}", "zh")}")')
     page.goto(server_url + "/no_such_lesson?lang=zh")
     page.wait_for_selector('[data-testid="stMain"] h1')
     wait_idle(page)
