@@ -1,7 +1,7 @@
 """A lesson page's frame: its settings restored from a link and written back, kept across pages, reset on
 request; its title, question and Previous / Next; the sidebar's footer.
 
-    with lesson_page(C, question="sc.question") as aside:      # C = control.controls(scaling)
+    with lesson_page(C, question="sc.question") as aside:      # C = controls.lesson_controls(scaling)
         ...                                                    # the page, top to bottom
 """
 
