@@ -47,31 +47,31 @@ def test_wheel_carries_every_asset_and_catalog_of_the_checkout(wheel):
     assert wanted - names == set()
 
 
-def test_unpacked_wheel_has_what_the_landing_page_and_the_export_read(wheel, tmp_path):
+def _run_unpacked(wheel, tmp_path, code: str) -> subprocess.CompletedProcess:
+    """``code`` in a fresh interpreter that sees only the unpacked wheel (not the checkout); returns the run."""
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
+    res = subprocess.run([sys.executable, "-P", "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 0, res.stderr
+    return res
+
+
+def test_unpacked_wheel_has_what_the_landing_page_and_the_export_read(wheel, tmp_path):
     code = ("from importlib.resources import files; from explorer.lessons import LESSONS; import explorer.i18n as i;"
             "thumbs = files('explorer') / 'assets' / 'thumbnails';"
             "print(all((thumbs / f'{item.name}.png').is_file() for item in LESSONS));"
             "print(all(i.t(f'page.{item.name}', lang) for item in LESSONS for lang in i.LANGUAGES))")
-    res = subprocess.run([sys.executable, "-P", "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=120, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"})
-    assert res.returncode == 0, res.stderr
-    assert res.stdout.split() == ["True", "True"]
+    assert _run_unpacked(wheel, tmp_path, code).stdout.split() == ["True", "True"]
 
 
 def test_unpacked_wheel_imports_and_runs_outside_the_checkout(wheel, tmp_path):
-    site = tmp_path / "site"
-    zipfile.ZipFile(wheel).extractall(site)
     code = ("import explorer, explorer.data as d, explorer.i18n as i, explorer.regression as r;"
             "print(explorer.__file__); print(d.EXAMPLE_CSV.exists());"
             "print(i.t('page.kernel_regression', 'zh'));"
             "print(float(r.nadaraya_watson([0.0], [0.0, 1.0], [1.0, 3.0], 'gaussian', 1e-3)[0]))")
-    res = subprocess.run([sys.executable, "-P", "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=120, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"})
-    assert res.returncode == 0, res.stderr
-    where, has_csv, title, estimate = res.stdout.split("\n")[:4]
-    assert where.startswith(str(site))
+    where, has_csv, title, estimate = _run_unpacked(wheel, tmp_path, code).stdout.split("\n")[:4]
+    assert where.startswith(str(tmp_path / "site"))
     assert has_csv == "True" and title == "核回归" and float(estimate) == 1.0
 
 
