@@ -210,32 +210,35 @@ def test_cost_text_structure_flops_and_memory():
 
 
 ONLINE_PEAK = r"""
-import sys, torch
+import json, sys, tempfile, torch
+from torch.profiler import ProfilerActivity, profile
 from explorer.efficient import online_softmax_attention
-def hwm():
-    return next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmHWM"))
 g = torch.Generator().manual_seed(0)
 q, k, v = (torch.randn(8192, 64, generator=g) for _ in range(3))
 online_softmax_attention(q[:64], k[:64], v[:64], 32, record=False)
-base = hwm()
-online_softmax_attention(q, k, v, 1024, record=sys.argv[1] == "1")
-print(hwm() - base)
+with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    online_softmax_attention(q, k, v, 1024, record=False)
+trace = tempfile.mktemp(suffix=".json")
+prof.export_chrome_trace(trace)
+events = json.load(open(trace))["traceEvents"]
+print("peak", max(e["args"]["Total Allocated"] for e in events if e.get("name") == "[memory]"))
 """
 
 
 def test_cost_text_counts_the_memory_the_timed_code_holds():
     """ef.cost_text: the online softmax's intermediates it quotes (one block of logits and of weights, the running
-    sums) are what the timed code holds at N = 8,192: its measured peak is within 25 % of the count (the timed run
-    keeps no record of the blocks; the step-through, which does, is not what is timed)."""
+    sums) are what the timed code holds at N = 8,192: the peak of what torch's allocator hands out during the timed
+    call (its profiler's memory timeline, counted from the call's start) is within 25 % of the count, and at least
+    the count (the timed run keeps no record of the blocks; the step-through, which does, is not what is timed)."""
     import subprocess
     import sys
 
     counted = C.FIGURES["attention_cost"].compute(d=64, lengths=(8192,))["online_bytes"][0]
-    # the resident set's high-water mark only ever overstates what the code holds (allocator slack, pages not yet
-    # returned): the least of three fresh runs is the measurement
-    peak = min(int(subprocess.run([sys.executable, "-c", ONLINE_PEAK, "0"], capture_output=True, text=True,
-                                  check=True).stdout) for _ in range(3))
-    assert peak <= 1.25 * counted, (peak, counted)
+    # the allocator's own timeline, not the resident set: RSS adds allocator slack and pages not yet returned to
+    # the system, and read 87 MB against 76 MB allocated on one machine and 69 MB on another
+    out = subprocess.run([sys.executable, "-c", ONLINE_PEAK], capture_output=True, text=True, check=True).stdout
+    peak = int(next(line.split()[1] for line in out.splitlines() if line.startswith("peak ")))
+    assert counted <= peak <= 1.25 * counted, (peak, counted)
 
 
 def test_cost_text_numbers_come_from_the_measurement():
