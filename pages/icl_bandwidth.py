@@ -23,19 +23,25 @@ with lesson_page(C, question="ib.question"):
     (c1, c2, c3, c4), main = controls_and_figure(4)
     lip, noise, n, seed = C.L.draw(c1), C.NOISE.draw(c2), C.N.draw(c3), C.SEED.draw(c4)
     specs = L.figures(C.values())
-    with st.spinner(tr("spin.icl")):
-        sweep = spec_data(specs["learned_window"])
+    todo = L.missing(noise, n, seed)
+    if todo:                               # trained once per server: the next viewer of this setting waits for none
+        bar = st.progress(0.0)
+        for i, point in enumerate(todo):
+            bar.progress(i / len(todo), text=tr("ib.training", l=point, i=i + 1, of=len(todo)))
+            L.grid_point(point, noise, n, seed)
+        bar.empty()
+    sweep = spec_data(specs["learned_window"])
     step = L.next_step(sweep, lip)
     trends = [tr(f"ib.trend_{s}") for s in L.TRENDS]
     with main:
         revealed = prediction("ib.next", tr("ib.predict_q", a=step["from_l"], b=step["to_l"]), trends,
-                              step["answer"], tr("ib.predict_why", a=step["from_l"], b=step["to_l"],
+                              step["answer"], tr(L.why_sentence(step, noise), a=step["from_l"], b=step["to_l"],
                                                  before=step["before"], after=step["after"]))
         show_spec(specs["learned_window"], sweep, main=True,
                   answer=tr("fig.answer_is", answer=trends[step["answer"]]) if revealed.shown else None)
     s = L.summary(sweep)
-    st.markdown(tr("ib.window_text_shrinks" if s["shrinks"] else "ib.window_text_not", factor=s["factor"],
-                   lo=L.LIPSCHITZ[0], hi=L.LIPSCHITZ[-1]) + tr("punct.space") +
+    st.markdown(tr(L.window_sentence(sweep), factor=s["factor"], h=sweep["window"][0], lo=L.LIPSCHITZ[0],
+                   hi=L.LIPSCHITZ[-1]) + tr("punct.space") +
                 tr("ib.oracle_near" if s["near"] else "ib.oracle_far", lo=s["ratio_lo"], hi=s["ratio_hi"],
                    pct=L.NEAR - 1) + tr("punct.space") +
                 tr("ib.loo_text", lo=s["loo_ratio_lo"], hi=s["loo_ratio_hi"]))
@@ -50,6 +56,18 @@ with lesson_page(C, question="ib.question"):
         show_spec(specs["icl_example"])
     st.markdown(tr("ib.linear_always" if s["linear_always_worse"] else
                    "ib.linear_from" if s["linear_worse_from"] else "ib.linear_never", l=s["linear_worse_from"]))
+
+    st.subheader(tr("ib.direction_header"))
+    if not lecture_mode():
+        st.markdown(tr("ib.direction_setting"))
+    with st.spinner(tr("spin.icl_direction")):
+        direction = spec_data(specs["direction_matrix"])
+    show_spec(specs["direction_matrix"], direction)
+    a = L.direction_summary(direction)
+    st.markdown(tr("ib.direction_aligned" if a["aligned"] else "ib.direction_not", alignment=a["alignment"],
+                   isotropic=a["isotropic"], level=L.ALIGNED) + tr("punct.space") +
+                tr("ib.direction_better" if a["better"] else "ib.direction_worse", error=a["error"],
+                   iso=a["isotropic_error"]))
 
     with explanation("ui.what_to_notice"):
         st.markdown(tr("ib.notice"))

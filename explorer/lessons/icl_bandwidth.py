@@ -3,8 +3,10 @@ finds the Nadaraya-Watson window a statistician would choose for them (Collins e
 
 Settings: the tasks' Lipschitz constant L, the label noise σ, the context size n, the seed. Figures: the learned
 window against L beside the NW oracle and leave-one-out bandwidths (``MAIN``), softmax and linear attention's
-in-context error against L, and one task of the current setting with the trained unit's prediction. Numbers: the
-window's trend, its ratio to the oracle, where linear attention does better or worse.
+in-context error against L, one task of the current setting with the trained unit's prediction, and the full
+key-query matrix M learned on tasks that vary along one direction of an 8-dimensional sphere next to bbᵀ.
+Numbers: the window's trend, its ratio to the oracle, where linear attention does better or worse, M's alignment
+with the direction and its error against the best M = w·I.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from ..i18n import t
 from .base import figure_table, specs
 from .params import Param, seed_param
 
-LIPSCHITZ = (0.5, 1.0, 2.0, 4.0, 8.0)          # the sweep's grid: a factor 16 in L
+LIPSCHITZ = incontext.LIPSCHITZ
 L = Param("ib.lipschitz", "select_slider", 2.0, "ib.lipschitz", "ib.lipschitz_help", options=LIPSCHITZ, fmt="g")
 NOISE = Param("ib.noise", "select_slider", 0.3, "ib.noise", "ib.noise_help", options=(0.0, 0.1, 0.3, 0.6, 1.0),
               fmt="g")
@@ -35,21 +37,34 @@ FILE_NAME = ((NOISE, "noise{}"), (N, "n{}"))
 MAIN = "learned_window"
 FIGURES, figure = figure_table()
 NEAR = 1.25          # the learned window is "at" the oracle's when the two are within 25 % of each other
+ALIGNED = 0.7        # M "has found the direction" from this alignment with bbᵀ (M = c·I scores 1/√8 ≈ 0.35)
 
 
 # --------------------------------------------------------------------------- figures
-@functools.lru_cache(maxsize=32)       # the page, the export and the tests ask for the same sweep more than once
+_POINTS: dict[tuple, dict] = {}      # (L, σ, n, seed) → ``incontext.grid_point``, shared by the server's sessions
+_KEEP = 2_000                         # rows kept (a few hundred bytes each); the oldest go first
+
+
+def grid_point(lipschitz: float, noise: float, n: int, seed: int) -> dict:
+    """One row of the sweep, trained once per server (the page trains the missing ones behind a progress bar)."""
+    key = (lipschitz, noise, n, seed)
+    if key not in _POINTS:
+        _POINTS[key] = incontext.grid_point(*key)
+        while len(_POINTS) > _KEEP:
+            _POINTS.pop(next(iter(_POINTS)))
+    return _POINTS[key]
+
+
+def missing(noise: float, n: int, seed: int) -> list[float]:
+    """The L of the grid not yet trained at this σ, n and seed."""
+    return [lip for lip in LIPSCHITZ if (lip, noise, n, seed) not in _POINTS]
+
+
 def _sweep(noise: float, n: int, seed: int) -> dict:
     """For every L of the grid: the softmax unit and linear attention trained on the tasks, the oracle and the
     leave-one-out bandwidths."""
-    rows = []
-    for lip in LIPSCHITZ:
-        soft, lin = incontext.train(lip, noise, n, seed), incontext.train(lip, noise, n, seed, "linear")
-        oracle = incontext.oracle_bandwidth(lip, noise, n, seed)
-        rows.append({"L": lip, "w": soft["w"], "window": soft["window"], "softmax_error": soft["error"],
-                     "linear_error": lin["error"], "oracle": oracle["h"], "oracle_error": oracle["error"],
-                     "loo": incontext.loo_bandwidth(lip, noise, n, seed)})
-    table = {k: np.array([r[k] for r in rows]) for k in rows[0]}
+    rows = [grid_point(lip, noise, n, seed) for lip in LIPSCHITZ]
+    table = {k: np.array([r[k] for r in rows]) for k in rows[0] if k not in ("noise", "n", "seed")}
     return {**table, "noise": noise, "n": n}
 
 
@@ -106,17 +121,42 @@ def _draw_example(r: dict, lang: str):
     return fig
 
 
+@functools.lru_cache(maxsize=32)
+def _direction(lipschitz: float, noise: float, n: int, seed: int) -> dict:
+    """The full M trained on tasks along one direction (``incontext.train_direction``), M and bbᵀ each scaled to
+    a largest |entry| of 1 for the picture."""
+    r = incontext.train_direction(lipschitz, noise, n, seed)
+    target = np.outer(r["direction"], r["direction"])
+    return {**r, "M_shown": r["M"] / np.abs(r["M"]).max(), "target_shown": target / np.abs(target).max()}
+
+
+@figure("direction_matrix", _direction)
+def _draw_direction(r: dict, lang: str):
+    d = r["d"]
+    ticks = list(range(1, d + 1))
+    fig = common.heatmap_grid([r["M_shown"], r["target_shown"]], [t("ib.m_panel", lang), t("ib.bb_panel", lang)],
+                              ticks, ticks, t("ib.direction_title", lang, lipschitz=r["lipschitz"], d=d),
+                              t("ib.coord_axis", lang), t("ib.coord_axis", lang), colorbar_title=t("ib.entry", lang),
+                              square=True, height=340, lang=lang)
+    fig.update_layout(coloraxis={"colorscale": "RdBu_r", "cmin": -1.0, "cmax": 1.0})
+    fig.update_xaxes(dtick=1)
+    fig.update_yaxes(dtick=1)
+    return fig
+
+
 def figures(values: Mapping[str, Any]) -> dict:
     """The page's figures at ``values``."""
     sweep = {"noise": values[NOISE.key], "n": values[N.key], "seed": values[SEED.key]}
     return specs(__name__.rsplit(".", 1)[-1], FIGURES, {
         "learned_window": (sweep, {"lipschitz": values[L.key]}),
         "icl_error": (sweep, {"lipschitz": values[L.key]}),
-        "icl_example": {**sweep, "lipschitz": values[L.key]}})
+        "icl_example": {**sweep, "lipschitz": values[L.key]},
+        "direction_matrix": {**sweep, "lipschitz": values[L.key]}})
 
 
 # --------------------------------------------------------------------------- the numbers the page says
 TRENDS = ("widens", "stays", "narrows")
+STAY = 1.05          # a step of the window within 5 % "stays"
 
 
 def next_step(sweep: Mapping, lipschitz: float) -> dict:
@@ -125,15 +165,18 @@ def next_step(sweep: Mapping, lipschitz: float) -> dict:
     i = min(LIPSCHITZ.index(lipschitz), len(LIPSCHITZ) - 2)
     before, after = float(sweep["window"][i]), float(sweep["window"][i + 1])
     ratio = after / before
-    return {"answer": 1 if abs(math.log(ratio)) < math.log(1.05) else 2 if ratio < 1 else 0,
+    return {"answer": 1 if abs(math.log(ratio)) < math.log(STAY) else 2 if ratio < 1 else 0,
             "from_l": LIPSCHITZ[i], "to_l": LIPSCHITZ[i + 1], "before": before, "after": after, "ratio": ratio}
 
 
 def summary(sweep: Mapping) -> dict:
-    """The window's trend over the grid, its ratio to the oracle's (range), and where linear attention loses."""
+    """The window's trend over the grid (narrowing by more than 5 % at every step; flat: within 5 % at every step),
+    its ratio to the oracle's (range), and where linear attention loses."""
     window, ratio = np.asarray(sweep["window"]), np.asarray(sweep["window"]) / np.asarray(sweep["oracle"])
+    steps = window[1:] / window[:-1]
     linear_worse = np.asarray(sweep["linear_error"]) > np.asarray(sweep["softmax_error"])
-    return {"shrinks": bool(np.all(np.diff(window) < 0)), "factor": float(window[0] / window[-1]),
+    return {"shrinks": bool(np.all(steps < 1 / STAY)), "flat": bool(np.all(np.abs(np.log(steps)) < math.log(STAY))),
+            "factor": float(window[0] / window[-1]),
             "ratio_lo": float(ratio.min()), "ratio_hi": float(ratio.max()),
             "near": bool(np.all((ratio < NEAR) & (ratio > 1 / NEAR))),
             "linear_worse_from": next((float(sweep["L"][i]) for i in range(len(linear_worse))
@@ -141,3 +184,29 @@ def summary(sweep: Mapping) -> dict:
             "linear_always_worse": bool(linear_worse.all()),
             "loo_ratio_lo": float((np.asarray(sweep["loo"]) / np.asarray(sweep["oracle"])).min()),
             "loo_ratio_hi": float((np.asarray(sweep["loo"]) / np.asarray(sweep["oracle"])).max())}
+
+
+def window_sentence(sweep: Mapping) -> str:
+    """The catalog key of the sentence under the window figure."""
+    s = summary(sweep)
+    return ("ib.window_text_shrinks" if s["shrinks"] else
+            "ib.window_text_clean" if s["flat"] and sweep["noise"] == 0 else "ib.window_text_not")
+
+
+def why_sentence(step: Mapping, noise: float) -> str:
+    """The catalog key of the revealed answer's reason (``next_step``'s answer, at label noise ``noise``)."""
+    if step["answer"] == 2:
+        return "ib.predict_why"
+    if step["answer"] == 1:
+        return "ib.predict_why_clean" if noise == 0 else "ib.predict_why_limit"
+    return "ib.predict_why_widens"
+
+
+def direction_summary(r: Mapping) -> dict:
+    """Whether M found the direction (alignment from ``ALIGNED``) and whether its error is below the best M = w·I's,
+    each decided on the numbers as the page prints them (two decimals, three significant digits), so the sentence
+    never reads "0.70, below 0.7" or "0.168, below 0.168"."""
+    shown = round(float(r["alignment"]), 2)
+    return {"aligned": shown >= ALIGNED, "alignment": r["alignment"], "isotropic": r["isotropic_alignment"],
+            "better": float(f"{r['error']:.3g}") < float(f"{r['isotropic_error']:.3g}"), "error": r["error"],
+            "isotropic_error": r["isotropic_error"]}

@@ -8,6 +8,12 @@ after training, one CSV row per head: the evaluation loss with that head switche
 intact loss, its previous-token and induction scores and OV copying score (token tasks), and its
 K-composition with each layer-0 head (layer-1 heads). Progress goes to stderr. Bad arguments print one line
 and exit with status 2.
+
+``--task icl_bandwidth`` trains the "Attention learns its bandwidth" lesson's table instead (``explorer.incontext``):
+one CSV row per L of the lesson's grid at ``--noise``, ``--context`` and ``--seed`` (``--steps``, default 120, per
+training run): the learned w and window 1/√w, the leave-one-out and oracle bandwidths, the softmax, linear and
+oracle in-context errors, and the full matrix's alignment with bbᵀ and its error against the best M = w·I on the
+8-dimensional direction tasks.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import time
 
 import torch
 
+from .. import incontext
 from ..cli import Parser, progress
 from . import TASKS, Trainer
 from .circuits import copying_score, head_importance, k_composition, ov_circuit
@@ -26,8 +33,8 @@ from .trainer import head_scores
 
 def _parser() -> Parser:
     p = Parser(prog="explorer-train", description="Train the tiny transformer and log metrics.")
-    p.add_argument("--task", choices=list(TASKS), default="reverse")
-    p.add_argument("--steps", type=int, default=500)
+    p.add_argument("--task", choices=[*TASKS, ICL_TASK], default="reverse")
+    p.add_argument("--steps", type=int, default=None, help="default: 500 (icl_bandwidth: 120 per training run)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="CSV file to write")
     p.add_argument("--layers", type=int, default=None, help="1 to 4 (default: the task's)")
@@ -38,7 +45,48 @@ def _parser() -> Parser:
     p.add_argument("--seq-len", type=int, default=None)
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     p.add_argument("--heads-out", default=None, help="CSV file for the per-head ablation and circuit numbers")
+    p.add_argument("--noise", type=float, default=0.3, help="icl_bandwidth: label noise σ, 0 to 2")
+    p.add_argument("--context", type=int, default=32, help="icl_bandwidth: context size n, 2 to 512")
     return p
+
+
+ICL_TASK = "icl_bandwidth"
+
+
+def icl_table(noise: float, n: int, seed: int, steps: int, report=None) -> list[dict]:
+    """One row per L of the lesson's grid (module docstring); ``report(i, of, row)`` after each."""
+    rows = []
+    for i, lip in enumerate(incontext.LIPSCHITZ):
+        row = incontext.grid_point(lip, noise, n, seed, steps)
+        direction = incontext.train_direction(lip, noise, n, seed, steps=steps)
+        rows.append({**row, "steps": steps, "direction_alignment": direction["alignment"],
+                     "direction_error": direction["error"], "single_window_error": direction["isotropic_error"]})
+        if report:
+            report(i + 1, len(incontext.LIPSCHITZ), rows[-1])
+    return rows
+
+
+def _icl(args) -> int:
+    steps = incontext.STEPS if args.steps is None else args.steps
+    try:
+        if not 1 <= steps <= 100_000:
+            raise ValueError(f"--steps must be from 1 to 100000 for {ICL_TASK}, got {steps}.")
+        if not 0 <= args.noise <= 2:
+            raise ValueError(f"--noise must be from 0 to 2, got {args.noise:g}.")
+        if not 2 <= args.context <= 512:
+            raise ValueError(f"--context must be from 2 to 512, got {args.context}.")
+        out = open(args.out, "w", newline="")
+    except (ValueError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    with out:
+        rows = icl_table(args.noise, args.context, args.seed, steps,
+                         lambda i, of, r: progress(i, of, f"L = {r['L']:g}  window {r['window']:.3f}  oracle {r['oracle']:.3f}"))
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    sys.stderr.write("\n")
+    return 0
 
 
 def head_table(trainer: Trainer, eval_seed: int = 2024, size: int = 128) -> list[dict]:
@@ -66,6 +114,9 @@ def head_table(trainer: Trainer, eval_seed: int = 2024, size: int = 128) -> list
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.task == ICL_TASK:
+        return _icl(args)
+    args.steps = 500 if args.steps is None else args.steps
     try:
         if args.steps < 1 or args.steps > 1_000_000:
             raise ValueError(f"--steps must be from 1 to 1000000, got {args.steps}.")

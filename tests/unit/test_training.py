@@ -398,3 +398,28 @@ def test_cli_writes_the_per_head_table(tmp_path):
         pair = (int(r["layer"]), int(r["head"]))
         expected = float(trainer.task.loss(ablate(trainer.model, batch.inputs, [pair], "zero", batch.attn_mask), batch))
         assert float(r["loss_zero"]) == pytest.approx(expected, rel=1e-5)
+
+
+def test_cli_writes_the_icl_bandwidth_table(tmp_path):
+    """--task icl_bandwidth: one row per L of the lesson's grid; the window is 1/√w, the softmax and linear errors
+    are those the lesson's own grid point trains to at the same steps, and bad settings get one line, status 2."""
+    from explorer import incontext
+    from explorer.lessons import icl_bandwidth
+
+    out = tmp_path / "icl.csv"
+    res = run_cli("--task", "icl_bandwidth", "--steps", "4", "--noise", "0.6", "--context", "16", "--seed", "1",
+                  "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert [float(r["L"]) for r in rows] == list(icl_bandwidth.LIPSCHITZ)
+    for r in rows:
+        assert float(r["window"]) == pytest.approx(1 / float(r["w"]) ** 0.5)
+        assert (float(r["noise"]), int(r["n"]), int(r["seed"]), int(r["steps"])) == (0.6, 16, 1, 4)
+        assert -1 <= float(r["direction_alignment"]) <= 1
+    again = incontext.grid_point(4.0, 0.6, 16, 1, steps=4)
+    assert float(rows[3]["softmax_error"]) == pytest.approx(again["softmax_error"], rel=1e-9)
+    assert float(rows[3]["linear_error"]) == pytest.approx(again["linear_error"], rel=1e-9)
+    for bad, fragment in ((["--noise", "5"], "--noise must be from 0 to 2"), (["--context", "1"], "--context"),
+                          (["--steps", "0"], "--steps")):
+        res = run_cli("--task", "icl_bandwidth", *bad, "--out", str(tmp_path / "x.csv"))
+        assert res.returncode == 2 and fragment in res.stderr and "Traceback" not in res.stderr, res.stderr
