@@ -1,7 +1,8 @@
 """Attention Explorer: the router. Page config once, navigation over pages/, shared sidebar.
 
 It imports nothing of the compute stack (torch): the landing page paints before torch has loaded, and each
-lesson page loads what it needs.
+lesson page loads what it needs. Once per server it starts the warm-up thread (``explorer.ui.startup``), which
+computes every lesson's default figures in the background for the first student to open each page.
 """
 
 import streamlit as st
@@ -9,6 +10,7 @@ import streamlit as st
 from explorer.i18n import LANGUAGES
 from explorer.ui.layout import page_style
 from explorer.ui.navigation import navigation_pages, note_unknown_path, requested_path
+from explorer.ui.startup import warm_up_once
 from explorer.ui.state import keep_shared_state, lecture_changed, lecture_mode, tr
 
 keep_shared_state()
@@ -23,3 +25,4 @@ with st.sidebar:
     st.toggle(tr("ui.lecture"), key="ui.lecture", help=tr("ui.lecture_help"), on_change=lecture_changed)
     st.toggle(tr("ui.predict"), key="ui.predict", help=tr("ui.predict_help"))
 nav.run()
+warm_up_once()                     # after the page: the first viewer's page is sent before the warm-up starts

@@ -537,7 +537,7 @@ def bench_first_visits():
             warm.goto(server.url)
             warm.wait_for_selector(LANDING_DRAWN, timeout=120_000)
             _settled(warm)
-            time.sleep(5.0)                              # the server's start-up work, if any, has had its time
+            time.sleep(15.0)                             # the start-up warm-up (about 5 s of CPU) has had its time
             for lesson in LESSONS:
                 (f1, s1), (f2, s2) = (_first_visit(browser, f"{server.url}/{lesson.name}") for _ in range(2))
                 row(f"first visit on a warm server: {lesson.name} (first chart / settled)",

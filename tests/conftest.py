@@ -3,6 +3,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository (the app's scripts live here)
 os.environ.setdefault("EXPLORER_DEVICE", "cpu")  # the suite is CPU-first; CUDA tests ask for it
+# AppTest runs app.py inside this process: no start-up thread computing beside the tests (tests/app/test_warm_up.py
+# runs it on purpose; the browser tests' server, like `make run`, starts it)
+os.environ["EXPLORER_WARM_UP"] = "0"
 
 from explorer.figures import style  # noqa: E402  (after the device is chosen)
 

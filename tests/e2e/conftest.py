@@ -33,7 +33,7 @@ def pytest_collection_modifyitems(items):
 def streamlit_server(log_name: str = "server.log"):
     """A fresh ``streamlit run app.py`` on a free loopback port, configured as ``make run`` configures it;
     yields its base URL."""
-    with open(ARTIFACTS / log_name, "w") as log, AppServer(log=log) as server:
+    with open(ARTIFACTS / log_name, "w") as log, AppServer(log=log, env={"EXPLORER_WARM_UP": "1"}) as server:
         yield server.url
 
 

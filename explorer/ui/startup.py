@@ -1,0 +1,34 @@
+"""Work done once per server, off every page's path: the router starts it on the first run of any page.
+
+``warm_up_once`` starts one background thread (``explorer.ui.warmup``) that computes every lesson's figures at
+its defaults into the pages' own cache, so the first student to open a lesson finds its charts ready. The thread
+loads the compute stack (torch) itself, after the first page has been sent, so the landing page never waits for it.
+Set ``EXPLORER_WARM_UP=0`` to skip it (a developer's server that restarts on every edit).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+NAME = "explorer-warm-up"
+_lock = threading.Lock()
+_thread: threading.Thread | None = None
+
+
+def warm_up_once() -> threading.Thread | None:
+    """Start the warm-up thread unless this server has started it (or ``EXPLORER_WARM_UP=0``); the thread."""
+    global _thread
+    if os.environ.get("EXPLORER_WARM_UP", "1") == "0":
+        return None
+    with _lock:
+        if _thread is None:
+            _thread = threading.Thread(target=_run, name=NAME, daemon=True)
+            _thread.start()
+    return _thread
+
+
+def _run() -> None:
+    from explorer.ui import warmup  # deferred: it loads torch and every lesson, off the landing page's path
+
+    warmup.run()

@@ -1,0 +1,38 @@
+"""Every lesson's figures at its defaults, computed once into the pages' cache (``cache.spec_data``): the body of
+the start-up thread (``explorer.ui.startup``). A figure that reads live state (a model being trained) or times
+this machine is left to its page."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from ..lessons import LESSONS
+from ..lessons.params import defaults
+from .cache import spec_data
+
+log = logging.getLogger(__name__)
+
+
+class _NoContextWarning(logging.Filter):
+    """Streamlit warns that a cached function ran outside a script run; here that is the point."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "ScriptRunContext" not in record.getMessage()
+
+
+def run(lessons=LESSONS) -> dict[str, float]:
+    """Compute each lesson's default figures (lesson name -> seconds it took); a failure is logged, not raised,
+    and the page computes that figure itself when asked."""
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_NoContextWarning())
+    took = {}
+    for lesson in lessons:
+        start = time.perf_counter()
+        try:
+            for spec in lesson.module.figures(defaults(lesson.module.PARAMS)).values():
+                if spec.figure_def.cached and spec.figure_def.exported:
+                    spec_data(spec)
+        except Exception:                # the page computes it again and shows the error where the viewer looks
+            log.exception("warm-up of %s failed", lesson.name)
+        took[lesson.name] = time.perf_counter() - start
+    return took
