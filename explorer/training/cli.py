@@ -80,8 +80,9 @@ def _icl(args) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     with out:
-        rows = icl_table(args.noise, args.context, args.seed, steps,
-                         lambda i, of, r: progress(i, of, f"L = {r['L']:g}  window {r['window']:.3f}  oracle {r['oracle']:.3f}"))
+        def report(i, of, r):
+            progress(i, of, f"L = {r['L']:g}  window {r['window']:.3f}  oracle {r['oracle']:.3f}")
+        rows = icl_table(args.noise, args.context, args.seed, steps, report)
         writer = csv.DictWriter(out, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
