@@ -104,6 +104,29 @@ def test_without_noise_the_window_does_not_depend_on_L():
 
 
 @pytest.mark.sweep
+def test_when_the_slope_dwarfs_the_noise_the_window_stops_moving():
+    """ib.predict_why_limit: at σ = 0.1 and n = 8, from L = 4 to 8 the window moves by less than 5 % (the answer is
+    "stays") and sits within 5 % of the window learned without noise, which is the same at every L, at seeds 0-2."""
+    for seed in SEEDS:
+        noisy, clean = IB._sweep(IB.NOISE.options[1], IB.N.options[0], seed), IB._sweep(0.0, IB.N.options[0], seed)
+        step = IB.next_step(noisy, IB.LIPSCHITZ[-1])
+        assert step["answer"] == 1 and IB.why_sentence(step, IB.NOISE.options[1]) == "ib.predict_why_limit", step
+        assert abs(noisy["window"][-1] / clean["window"][-1] - 1) < 0.05, (seed, noisy["window"], clean["window"])
+        assert np.ptp(np.log(clean["window"])) < math.log(1.05), (seed, clean["window"])
+
+
+def test_the_reason_follows_the_answer():
+    """ib.predict_why / ib.predict_why_clean / ib.predict_why_limit / ib.predict_why_widens: which reason goes with
+    which answer (widens: no reason is given, only the two windows)."""
+    step = {"answer": 0}
+    assert IB.why_sentence(step, 0.3) == "ib.predict_why_widens"
+    assert IB.why_sentence({"answer": 1}, 0.0) == "ib.predict_why_clean"
+    assert IB.why_sentence({"answer": 1}, 0.3) == "ib.predict_why_limit"
+    assert IB.why_sentence({"answer": 2}, 0.3) == "ib.predict_why"
+    assert "because" not in t("ib.predict_why_widens", "en", a=1, b=2, before=0.5, after=0.6)
+
+
+@pytest.mark.sweep
 def test_linear_attention_wins_only_with_much_noise_and_few_points():
     """ib.linear_never: said with its reason (much noise, few points) at σ = 1, n = 8 (both sliders' ends), where
     linear attention is better at every L; at the other corner, σ = 0.1 and n = 128, it loses at every L, at
