@@ -36,28 +36,23 @@ dev: $(VENV)/.run-deps
 	  --server.fileWatcherType auto --server.runOnSave true
 
 # The browser tests and PNG/SVG export drive Debian's chromium; a CJK font lets it draw the 中文 UI; the
-# replica tests put HAProxy in front of the app. Install them when missing and we may (root + apt-get).
+# replica tests put HAProxy in front of the app; the class polls' shared store is redis-server. Install them when
+# missing and we may (root + apt-get).
 chromium:
-	@if [ ! -x "$(CHROMIUM)" ] || ! fc-list :lang=zh 2>/dev/null | grep -q .; then \
+	@if [ ! -x "$(CHROMIUM)" ] || ! fc-list :lang=zh 2>/dev/null | grep -q . || ! command -v haproxy >/dev/null \
+	    || ! command -v redis-server >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "Installing chromium and a CJK font for the browser tests"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null; \
+	    echo "Installing chromium, a CJK font, haproxy and redis-server for the browser, replica and poll tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei \
+	      haproxy redis-server >/dev/null; \
 	  else \
-	    echo "The browser tests need Chromium at $(CHROMIUM): install it (apt-get install chromium) or set CHROMIUM=/path/to/chrome"; exit 1; \
-	  fi; \
-	fi
-	@if ! command -v haproxy >/dev/null; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "Installing haproxy for the replica tests"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; \
-	  else \
-	    echo "haproxy not found (apt-get install haproxy): the replica tests will be skipped"; \
+	    echo "The tests need Chromium at $(CHROMIUM), haproxy and redis-server: install them (apt-get install chromium fonts-wqy-microhei haproxy redis-server) or set CHROMIUM=/path/to/chrome"; exit 1; \
 	  fi; \
 	fi
 
 test: $(VENV)/.dev-deps chromium
 	$(BIN)/ruff check .
-	CHROMIUM=$(CHROMIUM) REQUIRE_BROWSER=1 $(BIN)/python -m pytest --durations=25
+	CHROMIUM=$(CHROMIUM) REQUIRE_BROWSER=1 REQUIRE_REDIS=1 $(BIN)/python -m pytest --durations=25
 
 # The edit loop: no browser and no training to convergence (every claim still swept, every page still run).
 test-fast: $(VENV)/.dev-deps

@@ -87,6 +87,35 @@ def _message(key: str, values: dict) -> Message:
     return Message(key, **values)
 
 
+class Phrase(str):
+    """A UI text in the language it is shown in that can also be said in another (``in_lang``): what the pages'
+    ``tr`` returns, so that a page's question can go to each student's phone in that student's language."""
+
+    def __new__(cls, key: str, lang: str, **values):
+        obj = super().__new__(cls, t(key, lang, **values))
+        obj.key, obj.values = key, values
+        return obj
+
+    def in_lang(self, lang: str) -> str:
+        return t(self.key, lang, **{k: v.in_lang(lang) if isinstance(v, (Message, Phrase)) else v
+                                    for k, v in self.values.items()})
+
+    def __reduce__(self):
+        return _phrase, (str(self), self.key, self.values)
+
+
+def _phrase(text: str, key: str, values: dict) -> Phrase:
+    obj = str.__new__(Phrase, text)
+    obj.key, obj.values = key, values
+    return obj
+
+
+def in_lang(text, lang: str) -> str:
+    """``text`` in ``lang`` when it knows its key (a ``Message`` or a ``Phrase``); as it is otherwise (a number,
+    a name: the same in every language)."""
+    return text.in_lang(lang) if isinstance(text, (Message, Phrase)) else str(text)
+
+
 # Sentences that assert something about a figure or a number the page computes. Each is a claim, and a
 # test in tests/lessons/ checks it on the data the figure draws (tests/lessons/test_coverage.py fails when
 # no lesson test names a claim key). A key is a claim by its name: the patterns below, or listed in EXTRA.
@@ -95,6 +124,7 @@ CLAIM_PATTERNS = ("notice", "_text", "caption", "explain", "presets", "watch.", 
                   "mk.grad_notes", "_help", "fig.log_t", "fig.ceiling", "fig.noise_floor", "predict_why",
                   "width_optima", "lt.kv_noisy", "loo_ends")
 NOT_CLAIMS = frozenset({            # help texts that only state a control's range or meaning
+    "poll.open_help", "poll.room_help",
     "ui.lecture_help", "ui.seed_help", "data.dataset_help", "data.n_help", "data.noise_help", "data.file_help",
     "nw.bandwidth_help", "nw.typed_help", "ah.n_queries_help", "sk.d_help", "sk.n_keys_help", "sk.spread_help",
     "sk.k_top_help", "sk.hidden_help", "sk.bias_help", "mk.length_help", "mk.d_help", "mk.valid_help",

@@ -23,7 +23,15 @@ def navigation_pages() -> dict[str, list]:
     for lesson in LESSONS:
         pages.setdefault(tr(f"nav.{lesson.group}"), []).append(
             st.Page(lesson.script, title=tr(f"page.{lesson.name}"), icon=lesson.icon))
+    # the students' side of a class poll: reached by its link, not listed
+    pages[""].append(st.Page(_vote_page, title=tr("poll.page"), url_path="vote", visibility="hidden"))
     return pages
+
+
+def _vote_page() -> None:
+    from explorer.ui.vote import vote_page  # deferred: plotly and the vote store load when a phone opens the page
+
+    vote_page()
 
 
 def requested_path() -> str:

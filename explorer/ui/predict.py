@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from .control import stop_page
+from .poll import class_result, is_open, lecturer_panel
 from .state import lecture_mode, predict_mode, tr
 
 
@@ -32,20 +33,26 @@ def prediction(key: str, question: str, choices: Sequence[str], answer: int, why
     """Ask ``question`` (choices, the index of the right one, the sentence that explains it; ``also_right``: choices
     too close to the answer to call wrong, which count as right). While the viewer has not answered, the page ends
     here (``stop_page``: the figure stays hidden, the page's links and URL still follow); after Reveal, the verdict
-    is drawn here and the page goes on to draw the figure."""
+    is drawn here and the page goes on to draw the figure. In lecture mode the lecturer can poll the class on the
+    question (``poll.lecturer_panel``), and after the reveal the class's votes are drawn under the verdict."""
     if not predict_mode():
         return Revealed(False, answer)
     state = st.session_state
     picked_key, done_key, guess_key = f"predict.{key}.pick", f"predict.{key}.done", f"predict.{key}.guess"
     if not state.get(done_key):
+        polled = lecture_mode() and is_open(key)        # the class answers on their phones: the poll panel asks
         box = st.container(border=True)
         box.markdown(f"**{tr('ui.predict_first')}**{tr('punct.space')}{question}")
-        picked = box.radio(tr("ui.your_guess"), list(range(len(choices))), format_func=lambda i: choices[i],
-                           index=None, key=picked_key, horizontal=True)
-        box.button(tr("ui.reveal"), key=f"predict.{key}.reveal", disabled=picked is None, type="primary",
-                   on_click=_reveal, args=(picked_key, done_key, guess_key))
+        if not polled:
+            picked = box.radio(tr("ui.your_guess"), list(range(len(choices))), format_func=lambda i: choices[i],
+                               index=None, key=picked_key, horizontal=True)
+            box.button(tr("ui.reveal"), key=f"predict.{key}.reveal", disabled=picked is None, type="primary",
+                       on_click=_reveal, args=(picked_key, done_key, guess_key))
+        if lecture_mode():
+            lecturer_panel(key, question, list(choices), answer)
         stop_page()
     verdict(key, choices, answer, why, state.get(guess_key), also_right)
+    class_result(key)
     return Revealed(True, answer)
 
 
@@ -83,3 +90,4 @@ def _reveal(picked_key: str, done_key: str, guess_key: str) -> None:
 def _ask_again(key: str) -> None:
     st.session_state.pop(f"predict.{key}.done", None)
     st.session_state.pop(f"predict.{key}.guess", None)
+    st.session_state.pop(f"poll.{key}", None)          # a new question gets a new poll (the old one expires)

@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.pages_manager import PagesManager
 
-from ..i18n import LANGUAGES, Message, t
+from ..i18n import LANGUAGES, Message, Phrase
 from ..lessons.params import SWITCH
 
 KEEP = "ui.keep"      # the state keys kept across pages: every visited lesson page adds its settings' keys
@@ -46,9 +46,9 @@ def lang() -> str:
     return st.session_state.get("ui.lang", "en")
 
 
-def tr(key: str, **values) -> str:
-    """UI text in the session's language."""
-    return t(key, lang(), **values)
+def tr(key: str, **values) -> Phrase:
+    """UI text in the session's language (a ``Phrase``: a str that can be said in the other languages too)."""
+    return Phrase(key, lang(), **values)
 
 
 def say(text_or_error: Any) -> str:

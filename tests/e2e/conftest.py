@@ -33,7 +33,11 @@ def pytest_collection_modifyitems(items):
 def streamlit_server(log_name: str = "server.log"):
     """A fresh ``streamlit run app.py`` on a free loopback port, configured as ``make run`` configures it;
     yields its base URL."""
-    with open(ARTIFACTS / log_name, "w") as log, AppServer(log=log, env={"EXPLORER_WARM_UP": "1"}) as server:
+    polls = ARTIFACTS / f"{Path(log_name).stem}-polls.sqlite3"         # this server's class polls, fresh each run
+    for old in ARTIFACTS.glob(f"{polls.name}*"):
+        old.unlink()
+    env = {"EXPLORER_WARM_UP": "1", "EXPLORER_POLLS": str(polls)}
+    with open(ARTIFACTS / log_name, "w") as log, AppServer(log=log, env=env) as server:
         yield server.url
 
 

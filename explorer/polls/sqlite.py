@@ -1,0 +1,110 @@
+"""Polls in one SQLite file (WAL): the store of a single server, nothing to set up.
+
+Each operation is one transaction (``BEGIN IMMEDIATE``: the check and the write under one lock), so a vote racing
+the lecturer's "show" is either counted before the round closes or refused. ``synchronous=FULL``: a vote is on
+disk when its acknowledgement returns. Expired polls and their votes are deleted when the next poll opens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from .base import VOTING, Store
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS polls (
+    code TEXT PRIMARY KEY, token_hash TEXT NOT NULL, page TEXT NOT NULL, texts TEXT NOT NULL,
+    n_choices INTEGER NOT NULL, answer INTEGER NOT NULL, round INTEGER NOT NULL, phase TEXT NOT NULL,
+    shown INTEGER NOT NULL, was_revealed INTEGER NOT NULL, opened REAL NOT NULL, expires REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS votes (
+    code TEXT NOT NULL, round INTEGER NOT NULL, voter TEXT NOT NULL, choice INTEGER NOT NULL,
+    PRIMARY KEY (code, round, voter));
+"""
+FIELDS = ("token_hash", "page", "texts", "n_choices", "answer", "round", "phase", "shown", "was_revealed", "opened",
+          "expires")
+
+
+class SQLiteStore(Store):
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._db().execute("PRAGMA journal_mode=WAL")
+        self._db().executescript(SCHEMA)
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({self.path!r})"
+
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)          # one connection per thread (Streamlit runs sessions in threads)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
+            db.execute("PRAGMA synchronous=FULL")
+            db.row_factory = sqlite3.Row
+            self._local.db = db
+        return db
+
+    @contextlib.contextmanager
+    def _transaction(self):
+        db = self._db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def _insert(self, code: str, record: dict) -> bool:
+        with self._transaction() as db:
+            db.execute("DELETE FROM votes WHERE code IN (SELECT code FROM polls WHERE expires <= ?)", (time.time(),))
+            db.execute("DELETE FROM polls WHERE expires <= ?", (time.time(),))
+            if db.execute("SELECT 1 FROM polls WHERE code = ?", (code,)).fetchone():
+                return False
+            db.execute(f"INSERT INTO polls (code, {', '.join(FIELDS)}) VALUES (?{', ?' * len(FIELDS)})",
+                       (code, *(record[f] for f in FIELDS)))
+        return True
+
+    def _load(self, code: str) -> dict | None:
+        row = self._db().execute("SELECT * FROM polls WHERE code = ? AND expires > ?", (code, time.time())).fetchone()
+        return dict(row) if row else None
+
+    def _transition(self, code, token_hash, phases, round_, changes) -> str:
+        with self._transaction() as db:
+            row = db.execute("SELECT token_hash, phase, round FROM polls WHERE code = ? AND expires > ?",
+                             (code, time.time())).fetchone()
+            if row is None:
+                return "unknown"
+            if row["token_hash"] != token_hash:
+                return "token"
+            if row["phase"] not in phases or row["round"] != round_:
+                return "phase"
+            db.execute(f"UPDATE polls SET {', '.join(f'{k} = ?' for k in changes)} WHERE code = ?",
+                       (*changes.values(), code))
+        return "ok"
+
+    def _vote(self, code, round_, voter, choice) -> str:
+        with self._transaction() as db:
+            row = db.execute("SELECT phase, round FROM polls WHERE code = ? AND expires > ?",
+                             (code, time.time())).fetchone()
+            if row is None:
+                return "unknown"
+            if row["phase"] != VOTING:
+                return "closed"
+            if row["round"] != round_:
+                return "round"
+            db.execute("INSERT INTO votes (code, round, voter, choice) VALUES (?, ?, ?, ?) "
+                       "ON CONFLICT (code, round, voter) DO UPDATE SET choice = excluded.choice",
+                       (code, round_, voter, choice))
+        return "ok"
+
+    def _tallies(self, code, round_, n_choices) -> list[int]:
+        counts = [0] * n_choices
+        for row in self._db().execute("SELECT choice, COUNT(*) AS n FROM votes WHERE code = ? AND round = ? "
+                                      "GROUP BY choice", (code, round_)):
+            counts[row["choice"]] = row["n"]
+        return counts

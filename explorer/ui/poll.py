@@ -1,0 +1,162 @@
+"""Peer instruction on a page's question: the lecturer's poll panel (lecture mode, under the question).
+
+"Poll the class" opens a poll on the question in every UI language (``explorer.polls``); the panel shows the room
+code, its QR code and link, and, refreshed every ``REFRESH_S`` seconds, how many have answered. The lecturer then
+shows the votes, may run a second round after discussion, and reveals: the page draws its figure and answer, and
+the class's rounds beside it (``class_result``). Only this session holds the poll's token.
+"""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import urlsplit
+
+import segno
+import streamlit as st
+
+from ..figures.poll import rounds_figure
+from ..i18n import LANGUAGES, in_lang
+from ..polls import CLOSED, MAX_ROUNDS, REVEALED, SHOWN, VOTING, Poll, PollError, store_from_env
+from .figure import show
+from .state import lang, tr
+
+REFRESH_S = 2.0
+
+
+def store():
+    return store_from_env()
+
+
+def refusal(err: Exception) -> str:
+    """One sentence for a refused or failed poll request, in the viewer's language."""
+    if isinstance(err, PollError):
+        return tr("poll.refused", why=tr(f"poll.err.{err.reason}"))
+    return tr("poll.unavailable")
+
+
+def vote_url(code: str) -> str:
+    """The students' link: ``$EXPLORER_PUBLIC_URL`` when set (the address students reach), else the address this
+    browser opened the app at."""
+    base = os.environ.get("EXPLORER_PUBLIC_URL")
+    if not base:
+        parts = urlsplit(st.context.url or "")
+        base = f"{parts.scheme}://{parts.netloc}" if parts.netloc else "http://localhost:8501"
+    return f"{base.rstrip('/')}/vote?room={code}"
+
+
+def qr_svg(url: str) -> str:
+    return segno.make(url, error="m").svg_inline(scale=5, border=2)
+
+
+def _held(key: str) -> dict | None:
+    return st.session_state.get(f"poll.{key}")
+
+
+def lecturer_panel(key: str, question: str, choices: list[str], answer: int) -> None:
+    """The poll button, or the open poll's panel, for the question ``key`` (``kr.loo``: what the poll is filed
+    under)."""
+    held = _held(key)
+    if held is None:
+        if st.button(tr("poll.open"), key=f"poll.{key}.open", icon=":material/how_to_vote:",
+                     help=tr("poll.open_help")):
+            texts = {code: {"question": in_lang(question, code), "choices": [in_lang(c, code) for c in choices]}
+                     for code in LANGUAGES}
+            try:
+                code, token = store().open(key, texts, answer)
+            except Exception as err:          # a store that is down must not take the page down
+                st.warning(refusal(err))
+                return
+            st.session_state[f"poll.{key}"] = {"code": code, "token": token}
+            st.rerun()
+        return
+    st.fragment(_panel, run_every=REFRESH_S)(key)
+
+
+def _act(key: str, step: str) -> None:
+    held = _held(key)
+    try:
+        poll = getattr(store(), step)(held["code"], held["token"])
+    except Exception as err:                  # said where the lecturer looks
+        st.session_state[f"poll.{key}.said"] = refusal(err)
+        return
+    st.session_state.pop(f"poll.{key}.said", None)
+    if poll.phase == REVEALED:                # the page shows its figure and answer, as its own Reveal does
+        st.session_state[f"predict.{key}.done"] = True
+        st.session_state[f"predict.{key}.guess"] = None
+
+
+def _panel(key: str) -> None:
+    held = _held(key)
+    try:
+        poll = store().get(held["code"])
+        count, rounds = store().count(poll.code), store().rounds(poll.code)
+    except Exception as err:                  # an expired room or a store that is down
+        st.warning(refusal(err))
+        return
+    url = vote_url(poll.code)
+    shown = rounds and poll.phase != REVEALED
+    with st.container(border=True, key=f"poll-panel-{key.replace('.', '-')}"):
+        columns = st.columns([1, 5], vertical_alignment="center")
+        columns[0].image(qr_svg(url), width=130)
+        with columns[1]:
+            space = tr("punct.space")
+            st.markdown(f"### {poll.code}{space}·{space}{tr('poll.count', n=count, round=poll.round)}")
+            st.markdown(tr("poll.join", code=poll.code, url=url))
+            with st.container(horizontal=True):
+                st.button(tr("poll.show"), key=f"poll.{key}.show", disabled=poll.phase != VOTING,
+                          on_click=_act, args=(key, "show"), type="primary")
+                st.button(tr("poll.again"), key=f"poll.{key}.again",
+                          disabled=poll.phase != SHOWN or poll.round >= MAX_ROUNDS, on_click=_act, args=(key, "again"))
+                if st.button(tr("poll.reveal"), key=f"poll.{key}.reveal", disabled=poll.phase != SHOWN):
+                    _act(key, "reveal")
+                    st.rerun(scope="app")         # the whole page: its figure and answer come next
+                st.button(tr("poll.close"), key=f"poll.{key}.close", disabled=poll.phase == CLOSED,
+                          on_click=_act, args=(key, "close"), type="tertiary")
+            if st.session_state.get(f"poll.{key}.said"):
+                st.warning(st.session_state[f"poll.{key}.said"])
+        if shown:
+            _rounds(key, poll, rounds)
+
+
+def _rounds(key: str, poll: Poll, rounds: list[list[int]]) -> None:
+    _, choices = poll.question(lang())
+    fig = rounds_figure(choices, rounds, poll.answer, lang())
+    show(fig, key=f"poll_{key.replace('.', '-')}", main=int(fig.layout.height))
+
+
+def class_result(key: str) -> None:
+    """After the reveal, in one row under the page's answer: how many of the class were right in each round, the
+    class's votes (a popover: the chart, with its export) and the poll's end."""
+    held = _held(key)
+    if held is None:
+        return
+    try:
+        poll = store().get(held["code"])
+        rounds = store().rounds(poll.code)
+    except Exception as err:                  # the room expired or the store is down
+        st.caption(refusal(err))
+        return
+    if poll.phase not in (REVEALED, CLOSED) or not rounds or poll.answer is None:
+        return
+    with st.container(horizontal=True, vertical_alignment="center", gap="small",
+                      key=f"poll-result-{key.replace('.', '-')}"):
+        st.markdown(summary(rounds, poll.answer) + tr("punct.end"), width="content")
+        with st.popover(tr("poll.votes"), icon=":material/bar_chart:"):
+            _rounds(key, poll, rounds)
+        if poll.phase == CLOSED:
+            st.caption(tr("poll.closed_note"))
+        else:
+            st.button(tr("poll.close"), key=f"poll.{key}.close_after", on_click=_act, args=(key, "close"))
+
+
+def summary(rounds: list[list[int]], answer: int) -> str:
+    """"The class: 4 of 9 right in round 1, 7 of 9 after discussion" (the second part when there was a round 2)."""
+    text = tr("poll.summary", right1=rounds[0][answer], total1=sum(rounds[0]))
+    if len(rounds) > 1:
+        text += tr("poll.summary2", right2=rounds[1][answer], total2=sum(rounds[1]))
+    return text
+
+
+def is_open(key: str) -> bool:
+    """Whether this session has a poll on the question ``key``."""
+    return _held(key) is not None

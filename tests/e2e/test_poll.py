@@ -1,0 +1,110 @@
+"""A whole peer-instruction round in the browser: the lecturer (lecture mode, 1280×720) polls the class on the
+Scaling page's question, three students on 390 px phones vote (one changes her vote, one reads it in 中文), the
+votes stay hidden until shown, a second round runs after discussion, and Reveal shows the page's figure, its answer
+and both rounds."""
+
+import re
+import time
+
+from explorer.i18n import t
+from tests.e2e.conftest import ARTIFACTS
+
+CHART = '[data-testid="stPlotlyChart"]'
+PANEL = '[class*="st-key-poll-panel"]'
+
+
+def _until(check, timeout=30.0, what="the condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if check():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"waited {timeout:.0f} s for {what}")
+
+
+def _text(page):
+    return page.locator('[data-testid="stMain"]').inner_text()
+
+
+def _vote(phone, label):
+    phone.get_by_text(label, exact=True).click()
+    phone.get_by_role("button", name=t("poll.send", "en")).click()
+    phone.wait_for_selector('[data-testid="stAlertContentSuccess"]')
+
+
+def test_a_peer_instruction_round_from_poll_to_reveal(browser, server_url):
+    lecturer_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    lecturer = lecturer_ctx.new_page()
+    lecturer.set_default_timeout(90_000)
+    lecturer.goto(f"{server_url}/scaling?lecture=1")
+    lecturer.get_by_role("button", name=t("poll.open", "en")).click()
+    lecturer.wait_for_selector(f"{PANEL} h3")
+    code = lecturer.locator(f"{PANEL} h3").inner_text().split()[0]
+    assert re.fullmatch(r"[A-Z2-9]{6}", code), code
+    assert f"/vote?room={code}" in lecturer.locator(PANEL).inner_text()
+    assert lecturer.locator(f"{PANEL} img").count() == 1                 # the QR code
+    lecturer.screenshot(path=str(ARTIFACTS / "poll_lecturer_open.png"))
+
+    phones = []
+    for _ in range(3):
+        ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        phone = ctx.new_page()
+        phone.set_default_timeout(90_000)
+        phone.goto(f"{server_url}/vote?room={code}")
+        phone.wait_for_selector('[data-testid="stRadio"]')
+        phones.append((ctx, phone))
+    en = [t(f"sc.law_{i}", "en") for i in range(3)]
+    right = en[1]                                                      # like √d
+    _vote(phones[0][1], en[0])
+    _vote(phones[1][1], right)
+    zh_phone = phones[2][1]
+    zh_phone.get_by_text("中文", exact=True).click()
+    zh_phone.wait_for_function(f"document.body.innerText.includes('{t('sc.predict_q', 'zh')[:8]}')")
+    zh_phone.get_by_text(t("sc.law_1", "zh"), exact=True).click()
+    zh_phone.get_by_role("button", name=t("poll.send", "zh")).click()
+    zh_phone.wait_for_selector('[data-testid="stAlertContentSuccess"]')
+    _vote(phones[0][1], right)                                         # a changed vote replaces the first
+    phones[0][1].screenshot(path=str(ARTIFACTS / "poll_phone_voted_en.png"), full_page=True)
+    zh_phone.screenshot(path=str(ARTIFACTS / "poll_phone_voted_zh.png"), full_page=True)
+
+    _until(lambda: t("poll.count", "en", n=3, round=1) in _text(lecturer), what="3 answers on the lecturer's screen")
+    assert lecturer.locator(CHART).count() == 0                        # no distribution, no figure before shown
+    assert all(p.locator(CHART).count() == 0 for _, p in phones)
+    lecturer.get_by_role("button", name=t("poll.show", "en")).click()
+    lecturer.wait_for_selector(f"{CHART}")
+    for _, phone in phones:                                            # students see the votes once shown
+        phone.wait_for_selector(CHART, timeout=30_000)
+    lecturer.screenshot(path=str(ARTIFACTS / "poll_lecturer_round1.png"))
+
+    lecturer.get_by_role("button", name=t("poll.again", "en")).click()
+    _until(lambda: t("poll.count", "en", n=0, round=2) in _text(lecturer), what="round 2 on the lecturer's screen")
+    for _, phone in phones[:2]:
+        phone.wait_for_selector(f"text={t('poll.round2', 'en')}", timeout=30_000)
+        _vote(phone, right)
+    zh_phone.wait_for_selector(f"text={t('poll.round2', 'zh')}", timeout=30_000)
+    zh_phone.get_by_text(t("sc.law_0", "zh"), exact=True).click()
+    zh_phone.get_by_role("button", name=t("poll.send", "zh")).click()
+    _until(lambda: t("poll.count", "en", n=3, round=2) in _text(lecturer), what="3 answers in round 2")
+    lecturer.get_by_role("button", name=t("poll.show", "en")).click()
+    lecturer.get_by_role("button", name=t("poll.reveal", "en")).click()
+
+    lecturer.wait_for_selector('[class*="st-key-verdict"]')
+    lecturer.wait_for_selector(CHART)                                  # the page's own figure, with its answer
+    said = t("poll.summary", "en", right1=3, total1=3) + t("poll.summary2", "en", right2=2, total2=3)
+    said = said.replace("**", "")
+    _until(lambda: said in _text(lecturer), what=f"'{said}' under the answer")
+    assert right in _text(lecturer)
+    lecturer.screenshot(path=str(ARTIFACTS / "poll_lecturer_revealed.png"))
+    lecturer.get_by_role("button", name=t("poll.votes", "en")).click()   # the class's two rounds, side by side
+    legend = lecturer.locator(f'[data-testid="stPopoverBody"] {CHART}').first
+    legend.wait_for()
+    for n in (1, 2):
+        assert t("poll.round_n", "en", n=n, total=3) in legend.inner_text()
+    lecturer.screenshot(path=str(ARTIFACTS / "poll_lecturer_votes.png"))
+    for _, phone in phones[:2]:
+        phone.wait_for_selector(f"text={t('poll.revealed', 'en', answer=right).replace('**', '')}", timeout=30_000)
+    phones[1][1].screenshot(path=str(ARTIFACTS / "poll_phone_revealed_en.png"), full_page=True)
+    zh_phone.screenshot(path=str(ARTIFACTS / "poll_phone_revealed_zh.png"), full_page=True)
+    for ctx, _ in phones:
+        ctx.close()
+    lecturer_ctx.close()
