@@ -7,6 +7,10 @@ browsers round-robin and then keeps each on its replica with a cookie, because a
 and its ``st.session_state``) lives in one process; it upgrades websockets, checks ``/_stcore/health`` every
 second, and sends a browser whose replica is down to a live one (that session starts fresh; its controls come
 back from its URL). The balancer listens on 127.0.0.1 unless ``--address`` says otherwise.
+
+The class polls' votes live in one ``redis-server`` (Debian's) that this command starts on a loopback port with
+an append-only file, checks with PING like the replicas, and hands to every replica (``EXPLORER_POLLS``): students
+on different replicas vote into the same poll, and a replica lost mid-poll loses no vote it acknowledged.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from explorer.serving import AppServer, free_port, wait_healthy
+from explorer.serving import AppServer, RedisServer, free_port, wait_healthy
 
 TEMPLATE = Path(__file__).with_name("haproxy.cfg.template")
 
@@ -33,14 +37,18 @@ def haproxy_config(port: int, replicas: dict[str, int], address: str = "127.0.0.
 class Hall:
     """The running replicas and balancer; ``stop_replica`` takes one down (the failover test does)."""
 
-    def __init__(self, replicas: int, port: int | None = None, address: str = "127.0.0.1"):
-        if shutil.which("haproxy") is None:
-            raise SystemExit("error: haproxy not found (apt-get install haproxy)")
+    def __init__(self, replicas: int, port: int | None = None, address: str = "127.0.0.1",
+                 public_url: str | None = None):
+        for tool in ("haproxy", "redis-server"):
+            if shutil.which(tool) is None:
+                raise SystemExit(f"error: {tool} not found (apt-get install {tool})")
         self.port = port or free_port()
         self.address = address
-        self.replicas = {f"r{i + 1}": AppServer() for i in range(replicas)}
-        self.balancer: subprocess.Popen | None = None
         self.tmp = tempfile.TemporaryDirectory()
+        self.redis = RedisServer(Path(self.tmp.name) / "redis")
+        env = {"EXPLORER_POLLS": self.redis.url, **({"EXPLORER_PUBLIC_URL": public_url} if public_url else {})}
+        self.replicas = {f"r{i + 1}": AppServer(env=env) for i in range(replicas)}
+        self.balancer: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
@@ -52,10 +60,11 @@ class Hall:
 
     @property
     def running(self) -> bool:
-        procs = [r.proc for r in self.replicas.values()] + [self.balancer]
-        return all(p is not None and p.poll() is None for p in procs)
+        procs = [r.proc for r in self.replicas.values()] + [self.balancer, self.redis.proc]
+        return all(p is not None and p.poll() is None for p in procs) and self.redis.healthy()
 
     def start(self) -> Hall:
+        self.redis.start()
         for replica in self.replicas.values():
             replica.start()
         cfg = Path(self.tmp.name) / "haproxy.cfg"
@@ -74,6 +83,7 @@ class Hall:
             self.balancer.wait(timeout=10)
         for replica in self.replicas.values():
             replica.stop()
+        self.redis.stop()
         self.tmp.cleanup()
 
     def __enter__(self) -> Hall:
@@ -88,11 +98,13 @@ def main(argv=None) -> int:
     p.add_argument("--replicas", type=int, default=3)
     p.add_argument("--port", type=int, default=8500)
     p.add_argument("--address", default="127.0.0.1", help="where the balancer listens (0.0.0.0: the classroom)")
+    p.add_argument("--public-url", default=None,
+                   help="the address students' phones reach (the poll's link and QR code), e.g. http://10.0.0.5:8500")
     args = p.parse_args(argv)
     if not 1 <= args.replicas <= 16:
         print("error: --replicas must be from 1 to 16", file=sys.stderr)
         return 2
-    with Hall(args.replicas, args.port, args.address) as hall:
+    with Hall(args.replicas, args.port, args.address, args.public_url) as hall:
         print(f"Attention Explorer: {args.replicas} replicas behind http://{args.address}:{hall.port} (Ctrl+C stops)")
         with contextlib.suppress(KeyboardInterrupt):
             while hall.running:

@@ -107,3 +107,50 @@ class AppServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+class RedisServer:
+    """Debian's ``redis-server`` on its own loopback port and directory: the class polls' shared store behind
+    replicas. Its append-only file is written on every command (``appendfsync always``), so a vote it acknowledged
+    survives a crash of Redis itself; no snapshots."""
+
+    def __init__(self, directory: Path, port: int | None = None):
+        self.dir, self.port = Path(directory), port or free_port()
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 10) -> RedisServer:
+        """Start it and wait until it answers PING (``RuntimeError`` if it does not within ``timeout`` s)."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+                                      "--dir", str(self.dir), "--appendonly", "yes", "--appendfsync", "always",
+                                      "--save", ""], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.healthy():
+                return self
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise RuntimeError(f"redis-server on port {self.port} did not answer PING")
+
+    def healthy(self) -> bool:
+        """PING answered with PONG (the protocol written out: no client library needed)."""
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+        return False
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown save; only what the append-only file holds survives."""
+        if self.proc and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)

@@ -13,11 +13,12 @@ import streamlit as st
 from ..i18n import LANGUAGES
 from ..polls import CLOSED, REVEALED, SHOWN, VOTING, PollError, new_voter, normal_code
 from .poll import REFRESH_S, _rounds, refusal, store
-from .state import lang, tr
+from .state import keep_shared_state, lang, tr
 
 
 def vote_page() -> None:
-    """The page body (``st.Page(vote_page, url_path="vote", visibility="hidden")``)."""
+    """The page body (``pages/vote.py``: ``st.Page(..., url_path="vote", visibility="hidden")``)."""
+    keep_shared_state()                       # a replica's first request: routed through app.py like any page
     state = st.session_state
     state.setdefault("poll.voter", new_voter())
     st.segmented_control(" ", list(LANGUAGES), format_func=LANGUAGES.get, key="vote.lang", default=lang(),

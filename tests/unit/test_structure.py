@@ -17,8 +17,8 @@ from tests.conftest import ROOT
 
 PACKAGE = ROOT / "explorer"
 # an import inside a function is allowed only to keep torch or pandas off the first page, and says so
-# the last two: the start-up thread and the class poll's page load the compute stack only when they run
-DEFERRABLE = ("torch", "pandas", "explorer.ui.warmup", "explorer.ui.vote")
+# the last: the start-up thread loads the compute stack only when it runs
+DEFERRABLE = ("torch", "pandas", "explorer.ui.warmup")
 
 
 def module_name(path: Path, root: Path) -> str:
