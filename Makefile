@@ -75,4 +75,5 @@ load: $(VENV)/.dev-deps
 # A lecture hall on one machine: REPLICAS app servers behind HAProxy with sticky sessions (deploy/).
 REPLICAS ?= 3
 serve-class: $(VENV)/.run-deps chromium
-	$(BIN)/python deploy/serve_class.py --replicas $(REPLICAS) --port $(PORT) --address $(ADDRESS)
+	$(BIN)/python deploy/serve_class.py --replicas $(REPLICAS) --port $(PORT) --address $(ADDRESS) \
+	  $(if $(PUBLIC_URL),--public-url $(PUBLIC_URL))

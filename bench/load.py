@@ -10,6 +10,7 @@ Live training, press Start and keep the live view ticking as a browser tab would
     python bench/load.py --sessions 8 --trainers 2 --seconds 20          # against a server it starts
     python bench/load.py --url http://127.0.0.1:8501 --sessions 30 ...    # against a running one
     python bench/load.py --ramp                                           # the classroom table (make load)
+    python bench/load.py --votes 200 --replicas 3 --seconds 10            # a class poll behind replicas
 
 Prints latency percentiles of interactive reruns, errors, whether every student got answers, and the server's
 resident memory (read from /proc when this script started the server).
@@ -64,13 +65,13 @@ class Student:
         self.replicas: list[str] = []              # the replica that answered each connection
 
     # --------------------------------------------------------------- protocol
-    def _send_rerun(self, ws, widgets=(), fragment_id: str = "") -> None:
+    def _send_rerun(self, ws, widgets=(), fragment_id: str = "", query: str = "", auto: bool = True) -> None:
         msg = BackMsg()
         state = msg.rerun_script
         state.page_name = self.page
-        state.query_string = ""
+        state.query_string = query
         if fragment_id:
-            state.fragment_id, state.is_auto_rerun = fragment_id, True
+            state.fragment_id, state.is_auto_rerun = fragment_id, auto
         for wid, kind, value in widgets:
             w = state.widget_states.widgets.add()
             w.id = wid
@@ -185,6 +186,72 @@ class Student:
             self._send_rerun(ws, fragment_id=fragment_id)
             if self._until_finished(ws, time.time() + 30):
                 self.result.ticks.append(time.perf_counter() - t0)
+
+
+class Voter(Student):
+    """A phone in a class poll: opens ``/vote?room=CODE`` at ``start_at``, picks ``choice`` and presses Send; times
+    the tap to the page's acknowledgement (the run that stored the vote finishing)."""
+
+    def __init__(self, base: str, code: str, choice: str, start_at: float, seed: int):
+        super().__init__(base, "vote", False, seed)
+        self.code, self.choice, self.start_at = code, choice, start_at      # the choice as its label reads
+        self.acked_at: float | None = None
+
+    def run(self, stop_at: float) -> None:
+        time.sleep(max(0.0, self.start_at - time.time()))
+        try:
+            with self._open() as ws:
+                query = f"room={self.code}"
+                self._send_rerun(ws, query=query)
+                if not self._until_finished(ws, time.time() + 60):
+                    return
+                self.result.answered = True
+                pick, send = (self.widgets.get(f"vote.{self.code}.1.{k}") for k in ("pick", "send"))
+                if pick is None or send is None:
+                    self.result.errors.append("no choices or no Send button on the vote page")
+                    return
+                t0 = time.perf_counter()       # a tap inside the page's fragment reruns only it, as in a browser
+                self._send_rerun(ws, [(pick, "string_value", self.choice), (send, "trigger_value", True)], query=query,
+                                 fragment_id=self.fragment[0] if self.fragment else "", auto=False)
+                if self._until_finished(ws, time.time() + 60):
+                    self.result.latencies.append(time.perf_counter() - t0)
+                    self.acked_at = time.time()
+        except Exception as err:                      # counted, not raised: the run reports every voter
+            self.result.errors.append(f"{type(err).__name__}: {err}"[:200])
+
+
+def votes(n: int = 200, replicas: int = 3, seconds: float = 10) -> dict:
+    """A class poll behind ``replicas`` replicas and their shared Redis (``deploy/serve_class.Hall``): ``n`` phones
+    vote at moments spread over ``seconds``. Every vote counted once, tap-to-acknowledgement percentiles, and how
+    long after the last acknowledgement the store's count (what the lecturer's panel reads every
+    ``ui.poll.REFRESH_S`` s) showed all of them."""
+    from deploy.serve_class import Hall
+    from explorer.polls import RedisStore
+
+    n = min(n, MAX_SESSIONS)
+    with Hall(replicas) as hall:
+        store = RedisStore(hall.redis.url)
+        choices = ["a", "b", "c", "d"]
+        code, _ = store.open("load", {"en": {"question": "Which?", "choices": choices}}, answer=0)
+        start = time.time() + 2
+        rng = random.Random(0)
+        voters = [Voter(hall.url, code, choices[i % 4], start + rng.uniform(0, seconds), i) for i in range(n)]
+        threads = [threading.Thread(target=v.run, args=(start + seconds + 90,), daemon=True) for v in voters]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(start + seconds + 120 - time.time())
+        acked = [v.acked_at for v in voters if v.acked_at]
+        last = max(acked) if acked else time.time()
+        while store.count(code) < len(acked) and time.time() < last + 30:
+            time.sleep(0.01)
+        shown = time.time() - last
+        latencies = sorted(x for v in voters for x in v.result.latencies)
+        counted = store.count(code)
+        errors = [e for v in voters for e in v.result.errors]
+    return {"voters": n, "replicas": replicas, "acked": len(acked), "counted": counted, "p50": _pct(latencies, 50),
+            "p95": _pct(latencies, 95), "max": latencies[-1] if latencies else float("nan"),
+            "count_after_last_s": shown, "errors": errors}
 
 
 # ------------------------------------------------------------------- a server, and a whole run
@@ -306,8 +373,21 @@ def main(argv=None) -> int:
     p.add_argument("--trainers", type=int, default=2)
     p.add_argument("--seconds", type=float, default=20)
     p.add_argument("--ramp", action="store_true", help="the classroom table (fresh server per row)")
+    p.add_argument("--votes", type=int, default=0, help="phones voting in one class poll (with --replicas)")
+    p.add_argument("--replicas", type=int, default=3)
 
     args = p.parse_args(argv)
+    if args.votes:
+        r = votes(args.votes, args.replicas, args.seconds)
+        print("| phones | replicas | within | acknowledged | counted | tap to acknowledgement p50 / p95 / max ms | "
+              "count shows the last vote after | errors |")
+        print("|---|---|---|---|---|---|---|---|")
+        print(f"| {r['voters']} | {r['replicas']} | {args.seconds:g} s | {r['acked']} | {r['counted']} | "
+              f"{r['p50'] * 1000:.0f} / {r['p95'] * 1000:.0f} / {r['max'] * 1000:.0f} | "
+              f"{r['count_after_last_s'] * 1000:.0f} ms | {len(r['errors'])} |")
+        for err in r["errors"][:5]:
+            print("error:", err, file=sys.stderr)
+        return 0 if r["acked"] == r["counted"] == r["voters"] and not r["errors"] else 1
     if args.ramp:
         ramp()
         memory()
