@@ -45,7 +45,8 @@ def vote_url(code: str) -> str:
 
 
 def qr_svg(url: str) -> str:
-    return segno.make(url, error="m").svg_inline(scale=5, border=2)
+    """The link as a QR code: black on white with a quiet zone, so that a phone reads it off a dark page too."""
+    return segno.make(url, error="m").svg_inline(scale=5, border=3, dark="#000000", light="#ffffff")
 
 
 def _held(key: str) -> dict | None:
@@ -99,8 +100,7 @@ def _panel(key: str) -> None:
         columns = st.columns([1, 5], vertical_alignment="center")
         columns[0].image(qr_svg(url), width=130)
         with columns[1]:
-            space = tr("punct.space")
-            st.markdown(f"### {poll.code}{space}·{space}{tr('poll.count', n=count, round=poll.round)}")
+            st.markdown(f"### {poll.code} · {tr('poll.count', n=count, round=poll.round)}")
             st.markdown(tr("poll.join", code=poll.code, url=url))
             with st.container(horizontal=True):
                 st.button(tr("poll.show"), key=f"poll.{key}.show", disabled=poll.phase != VOTING,

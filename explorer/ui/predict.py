@@ -42,7 +42,7 @@ def prediction(key: str, question: str, choices: Sequence[str], answer: int, why
     if not state.get(done_key):
         polled = lecture_mode() and is_open(key)        # the class answers on their phones: the poll panel asks
         box = st.container(border=True)
-        box.markdown(f"**{tr('ui.predict_first')}**{tr('punct.space')}{question}")
+        box.markdown(f"**{tr('ui.predict_first')}**{tr('punct.colon')}{question}")
         if not polled:
             picked = box.radio(tr("ui.your_guess"), list(range(len(choices))), format_func=lambda i: choices[i],
                                index=None, key=picked_key, horizontal=True)

@@ -260,3 +260,20 @@ def test_every_figures_hover_text_is_in_the_page_language():
     x = np.linspace(-1, 1, 5)
     fig = query_row_figure(x, x, np.ones(5) / 5, 0.0, 0.0, x, None, lang="zh")
     assert any("权重：" in (tr.hovertemplate or "") for tr in fig.data)
+
+
+def test_bold_text_in_chinese_closes_where_markdown_can_close_it():
+    """A closing ** right after full-width punctuation and right before a letter is not a closing delimiter in
+    CommonMark (it is not right-flanking), so "**先预测：**任务" shows its asterisks: the colon goes outside."""
+    from explorer.i18n import STRINGS
+
+    punct = "：，。；！？、）」』》…"
+    bad = []
+    for lang, table in STRINGS.items():
+        for key, text in table.items():
+            parts = text.split("**")
+            for i in range(1, len(parts) - 1, 2):
+                inner, after = parts[i], parts[i + 1]
+                if inner and inner[-1] in punct and after and not after[0].isspace() and after[0] not in punct:
+                    bad.append(f"{lang} {key}: {text[:40]}")
+    assert bad == []
