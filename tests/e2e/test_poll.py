@@ -27,9 +27,10 @@ def _text(page):
 
 
 def _vote(phone, label):
+    """Pick ``label``, press Send, and wait for the acknowledgement that names it."""
     phone.get_by_text(label, exact=True).click()
     phone.get_by_role("button", name=t("poll.send", "en")).click()
-    phone.wait_for_selector('[data-testid="stAlertContentSuccess"]')
+    phone.locator('[data-testid="stAlertContentSuccess"]').filter(has_text=label).wait_for()
 
 
 def test_a_peer_instruction_round_from_poll_to_reveal(browser, server_url):
