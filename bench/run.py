@@ -546,6 +546,68 @@ def bench_first_visits():
         browser.close()
 
 
+FLOOR_APP = """
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+x = np.linspace(0, 6, 200)
+h = st.select_slider("bandwidth", options=[0.05, 0.2, 0.5, 1.0, 2.0], value=0.5, key="floor.h")
+st.plotly_chart(go.Figure(go.Scatter(x=x, y=np.sin(x / h))))
+"""
+
+
+def _moves(base: str, page: str, key: str, kind: str, values, n: int = 20) -> tuple[list[float], list[int]]:
+    """``n`` moves of one control by one protocol student, one at a time: seconds and bytes sent down per rerun."""
+    from bench.load import Student
+
+    student = Student(base, page, False, 0)
+    sizes: list[int] = []
+    with student._open() as ws:
+        recv = ws.recv
+
+        def counted(*args, **kwargs):
+            raw = recv(*args, **kwargs)
+            sizes[-1] += len(raw)
+            return raw
+        ws.recv = counted
+        sizes.append(0)
+        student._send_rerun(ws)
+        student._until_finished(ws, time.time() + 120)
+        times = []
+        for i in range(n):
+            sizes.append(0)
+            t0 = time.perf_counter()
+            student._send_rerun(ws, [(student.widgets[key], kind, values[i % len(values)])])
+            student._until_finished(ws, time.time() + 60)
+            times.append(time.perf_counter() - t0)
+    return times, sizes[1:]
+
+
+def bench_floor():
+    """A slider move's rerun on each page against Streamlit's own floor (one select_slider and one plotly line of
+    200 points), the same protocol student, one move at a time, in the same run: median and p95 of the rerun, bytes
+    sent down per rerun, and the ratios to the floor (issue "light and live": target within 2× the floor)."""
+    from bench.load import MOVES
+
+    with tempfile.TemporaryDirectory() as tmp:
+        floor_app = Path(tmp) / "floor.py"
+        floor_app.write_text(FLOOR_APP)
+        with AppServer(floor_app, timeout=120) as floor_server:
+            ft, fb = _moves(floor_server.url, "", "floor.h", "string_array_value",
+                            (["0.05"], ["2.0"], ["0.2"], ["1.0"]))
+    f_med, f_p95, f_bytes = statistics.median(ft), sorted(ft)[int(0.95 * (len(ft) - 1))], statistics.median(fb)
+    row("floor page (one select_slider, one plotly line of 200 points): rerun median / p95, bytes per rerun",
+        f"{f_med * 1000:.0f} / {f_p95 * 1000:.0f} ms, {f_bytes / 1024:.1f} KiB", "(the floor)", True)
+    with AppServer(timeout=120) as server:
+        for page, (key, kind, values) in MOVES.items():
+            times, sizes = _moves(server.url, page, key, kind, values)
+            med, p95, size = statistics.median(times), sorted(times)[int(0.95 * (len(times) - 1))], \
+                statistics.median(sizes)
+            row(f"{page}: a {key} move's rerun median / p95, bytes per rerun (ratio to the floor)",
+                f"{med * 1000:.0f} / {p95 * 1000:.0f} ms ({med / f_med:.1f}× / {p95 / f_p95:.1f}×), "
+                f"{size / 1024:.0f} KiB ({size / f_bytes:.0f}×)", "median <= 2× the floor's", med <= 2 * f_med)
+
+
 def bench_icl_bandwidth():
     """Attention learns its bandwidth: one grid point (the softmax unit and linear attention trained, the oracle and
     leave-one-out bandwidths) and the page's whole sweep (five L), at the page's defaults, in this process."""
@@ -572,7 +634,8 @@ def main():
     chosen = [a for a in sys.argv[1:] if not a.startswith("--")]      # e.g. `bench/run.py pages cold`
     for fn in (bench_loop, bench_search, bench_statsmodels, bench_sdpa, bench_fast_large, bench_fgt_many_queries,
                bench_large, bench_causal_linear, bench_pages,
-               bench_upload, bench_training, bench_efficient, bench_icl_bandwidth, bench_cold_start, bench_first_visits,
+               bench_upload, bench_training, bench_efficient, bench_icl_bandwidth, bench_floor, bench_cold_start,
+               bench_first_visits,
                bench_live_browser):
         if chosen and not any(c in fn.__name__ for c in chosen):
             continue

@@ -1,5 +1,6 @@
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -41,3 +42,21 @@ def test_bad_arguments():
         scaling.logit_stats([0])
     with pytest.raises(ValueError, match="empty"):
         scaling.logit_stats([])
+
+
+def test_the_logit_histogram_sends_bins_whose_density_integrates_to_one():
+    """The histogram is binned before it is sent: 80 bars per sample over its own range, each bar the share of
+    samples in its bin over the bin's width (counted here by comparison), so each sample's bars integrate to 1."""
+    from explorer.figures.scaling import logit_histogram
+
+    rng = np.random.default_rng(0)
+    un, sc = rng.normal(0, 8, 4096), rng.normal(0, 1, 4096)
+    fig = logit_histogram(un, sc, 64)
+    assert [tr.type for tr in fig.data] == ["bar", "bar"]
+    for trace, sample in zip(fig.data, (un, sc), strict=True):
+        width = (sample.max() - sample.min()) / 80
+        x, y = np.asarray(trace.x, float), np.asarray(trace.y, float)
+        assert len(x) == 80 and np.sum(y) * width == pytest.approx(1.0, rel=1e-5)
+        i = 40
+        inside = np.sum((sample >= x[i] - width / 2) & (sample < x[i] + width / 2))
+        assert y[i] == pytest.approx(inside / len(sample) / width, rel=1e-4)
