@@ -158,5 +158,12 @@ def summary(rounds: list[list[int]], answer: int) -> str:
 
 
 def is_open(key: str) -> bool:
-    """Whether this session has a poll on the question ``key``."""
-    return _held(key) is not None
+    """Whether this session has a poll running on the question ``key`` (not ended, not expired, its store up):
+    while it has, the class answers and the page's own guess and Reveal step aside."""
+    held = _held(key)
+    if held is None:
+        return False
+    try:
+        return store().get(held["code"]).phase != CLOSED
+    except Exception:                         # expired, or the store is down: the page's own question comes back
+        return False

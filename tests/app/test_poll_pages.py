@@ -91,3 +91,15 @@ def test_a_student_session_has_no_lecturer_controls(poll_store):
     labels = {b.label for b in at.button}
     assert labels == {t("poll.send", "en")}, labels
     assert "poll.sc.growth" not in at.session_state                  # no token in a student's session
+
+
+def test_a_poll_ended_before_its_reveal_gives_the_page_its_own_reveal_back(poll_store):
+    """End poll before Reveal to the class: the page's own guess and Reveal come back (the page is not stuck)."""
+    at = _lecturer()
+    at.button(key="poll.sc.growth.open").click().run()
+    assert not at.radio
+    held = at.session_state["poll.sc.growth"]
+    poll_store.close(held["code"], held["token"])
+    at.run()
+    assert_clean(at)
+    assert at.radio and at.button(key="predict.sc.growth.reveal")
