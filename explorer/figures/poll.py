@@ -23,7 +23,8 @@ def rounds_figure(choices: Sequence[str], rounds: Sequence[Sequence[int]], answe
                        "name": t("poll.round_n", lang, n=r + 1, total=total), "marker": {"color": PALETTE[r]},
                        "text": [str(c) for c in counts], "textposition": "outside", "cliponaxis": False,
                        "textfont": {"size": style.font_size},
-                       "hovertemplate": "%{y}: %{x:.0f} % (%{text})<extra></extra>", "showlegend": True})
+                       "hovertemplate": f"%{{y}}{t('punct.colon', lang)}%{{x:.0f}} % (%{{text}})<extra></extra>",
+                       "showlegend": True})
     ticks = [f"<b>{c} ✓</b>" if i == answer else c for i, c in enumerate(choices)]
     rows = len(choices) * max(len(rounds), 1)
     return figure(traces, t("poll.figure_title", lang), t("poll.share_axis", lang), "", style,

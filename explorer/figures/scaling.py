@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import t
+from .common import hover
 from .style import NORMAL, PALETTE, Style, figure
 
 
@@ -13,7 +14,7 @@ def logit_histogram(unscaled: np.ndarray, scaled: np.ndarray, d: int, style: Sty
                     lang: str = "en", bins: int = 80) -> go.Figure:
     """Each sample's density on ``bins`` equal bins over its own range, binned here (a bar of the density per bin),
     so the browser gets 2 × ``bins`` numbers instead of every sample."""
-    traces = []
+    traces, tip = [], hover((t("fig.logit_value", lang), t("fig.density", lang)), ("%{x:.3g}", "%{y:.3g}"), lang)
     for i, (label, values) in enumerate(((t("fig.unscaled", lang), unscaled), (t("fig.scaled", lang), scaled))):
         lo, hi = float(values.min()), float(values.max())
         edges = np.linspace(lo, hi if hi > lo else lo + 1.0, bins + 1)
@@ -21,7 +22,7 @@ def logit_histogram(unscaled: np.ndarray, scaled: np.ndarray, d: int, style: Sty
                        "y": np.histogram(values, edges, density=True)[0].astype(np.float32),
                        "width": float(edges[1] - edges[0]), "name": label, "opacity": 0.6,
                        "marker": {"color": PALETTE[i]},
-                       "hovertemplate": "%{x:.3g}: %{y:.3g}<extra>" + label + "</extra>"})
+                       "hovertemplate": tip})
     fig = figure(traces, t("fig.hist_title", lang, d=d, n=f"{len(unscaled):,}"), t("fig.logit_value", lang),
                  t("fig.density", lang), style, layout={"barmode": "overlay", "bargap": 0, "showlegend": True})
     return fig

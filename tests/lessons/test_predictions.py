@@ -261,6 +261,6 @@ def test_every_page_asks_in_chinese_too(name, key):
     at.session_state["ui.lang"] = "zh"
     at.run()
     assert_clean(at)
-    question = next(m.value for m in at.markdown if m.value.startswith("**先预测：**"))
+    question = next(m.value for m in at.markdown if m.value.startswith("**先预测**："))
     assert re.search(r"[\u4e00-\u9fff]{4}", question)
     assert all(re.search(r"[\u4e00-\u9fff]|h = |L\d", o) for o in at.radio(key=f"predict.{key}.pick").options)
