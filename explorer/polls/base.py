@@ -90,11 +90,12 @@ class Store:
     def open(self, page: str, texts: dict, answer: int, ttl: float = TTL) -> tuple[str, str]:
         """Open a poll on ``page``'s question (``texts``: language -> question and choices, the same number of
         choices, 2 to 8, in every language; ``answer``: the right choice). Returns (room code, lecturer token)."""
-        counts = {len(t.get("choices", ())) for t in texts.values()} if texts else set()
-        if len(counts) != 1 or not 2 <= counts.copy().pop() <= 8 or not all(
-                isinstance(t.get("question"), str) for t in texts.values()):
+        counts = {len(t.get("choices", ())) for t in texts.values()}
+        if len(counts) != 1 or not all(isinstance(t.get("question"), str) for t in texts.values()):
             raise PollError("texts")
-        n = counts.pop()
+        (n,) = counts
+        if not 2 <= n <= 8:
+            raise PollError("texts")
         if not 0 <= int(answer) < n:
             raise PollError("choice")
         token, now = secrets.token_urlsafe(24), time.time()

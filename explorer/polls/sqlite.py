@@ -69,14 +69,14 @@ class SQLiteStore(Store):
                        (code, *(record[f] for f in FIELDS)))
         return True
 
-    def _load(self, code: str) -> dict | None:
-        row = self._db().execute("SELECT * FROM polls WHERE code = ? AND expires > ?", (code, time.time())).fetchone()
+    def _load(self, code: str, db: sqlite3.Connection | None = None) -> dict | None:
+        row = (db or self._db()).execute("SELECT * FROM polls WHERE code = ? AND expires > ?",
+                                         (code, time.time())).fetchone()
         return dict(row) if row else None
 
     def _transition(self, code, token_hash, phases, round_, changes) -> str:
         with self._transaction() as db:
-            row = db.execute("SELECT token_hash, phase, round FROM polls WHERE code = ? AND expires > ?",
-                             (code, time.time())).fetchone()
+            row = self._load(code, db)              # read inside the transaction that writes
             if row is None:
                 return "unknown"
             if row["token_hash"] != token_hash:
@@ -89,8 +89,7 @@ class SQLiteStore(Store):
 
     def _vote(self, code, round_, voter, choice) -> str:
         with self._transaction() as db:
-            row = db.execute("SELECT phase, round FROM polls WHERE code = ? AND expires > ?",
-                             (code, time.time())).fetchone()
+            row = self._load(code, db)
             if row is None:
                 return "unknown"
             if row["phase"] != VOTING:

@@ -115,10 +115,11 @@ def _panel(key: str) -> None:
             if st.session_state.get(f"poll.{key}.said"):
                 st.warning(st.session_state[f"poll.{key}.said"])
         if shown:
-            _rounds(key, poll, rounds)
+            rounds_chart(key, poll, rounds)
 
 
-def _rounds(key: str, poll: Poll, rounds: list[list[int]]) -> None:
+def rounds_chart(key: str, poll: Poll, rounds: list[list[int]]) -> None:
+    """The class's rounds shown so far, as a chart with its export control (``key``: the chart's own)."""
     _, choices = poll.question(lang())
     fig = rounds_figure(choices, rounds, poll.answer, lang())
     show(fig, key=f"poll_{key.replace('.', '-')}", main=int(fig.layout.height))
@@ -142,7 +143,7 @@ def class_result(key: str) -> None:
                       key=f"poll-result-{key.replace('.', '-')}"):
         st.markdown(summary(rounds, poll.answer) + tr("punct.end"), width="content")
         with st.popover(tr("poll.votes"), icon=":material/bar_chart:"):
-            _rounds(key, poll, rounds)
+            rounds_chart(key, poll, rounds)
         if poll.phase == CLOSED:
             st.caption(tr("poll.closed_note"))
         else:

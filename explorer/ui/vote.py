@@ -12,7 +12,7 @@ import streamlit as st
 
 from ..i18n import LANGUAGES
 from ..polls import CLOSED, REVEALED, SHOWN, VOTING, PollError, new_voter, normal_code
-from .poll import REFRESH_S, _rounds, refusal, store
+from .poll import REFRESH_S, refusal, rounds_chart, store
 from .state import keep_shared_state, lang, tr
 
 
@@ -89,4 +89,4 @@ def _follow(code: str) -> None:
         st.info(tr("poll.over"))
     rounds = store().rounds(code)
     if rounds:
-        _rounds(f"vote.{code}", poll, rounds)
+        rounds_chart(f"vote.{code}", poll, rounds)
