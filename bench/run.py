@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]          # the app scripts; explorer itself is installed
+sys.path.insert(0, str(ROOT))                        # `bench.load` (the protocol student) from `python bench/run.py`
 os.environ.setdefault("EXPLORER_DEVICE", "cpu")
 
 import numpy as np  # noqa: E402
