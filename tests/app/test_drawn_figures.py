@@ -1,0 +1,77 @@
+"""The server keeps finished figures (explorer.ui.figure.DRAWN): a rerun that leaves a figure's inputs alone reuses
+it, and anything the figure depends on (its data, marks, language, lecture mode, theme) draws it anew. Either way
+the chart sent is the one a fresh drawing gives."""
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from explorer.ui import figure
+from explorer.ui.figure import DrawnFigures, figure_key
+from tests.app.helpers import ROOT, assert_clean
+
+
+def _charts(at: AppTest) -> dict[str, str]:
+    return {e.proto.id: e.proto.spec for e in at.get("plotly_chart")}
+
+
+def _page(theme: str = "light") -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "kernel_regression.py"), default_timeout=120)
+    at.context["theme"] = theme
+    return at
+
+
+def test_a_kept_figure_is_reused_and_every_input_draws_a_new_one(monkeypatch):
+    monkeypatch.setattr(figure, "DRAWN", DrawnFigures())
+    at = _page().run()
+    assert_clean(at)
+    first = _charts(at)
+    drawn = figure.DRAWN.misses
+    assert drawn == len(first) and figure.DRAWN.hits == 0
+
+    at.run()                                          # nothing moved: nothing drawn again, the same charts sent
+    assert figure.DRAWN.misses == drawn and figure.DRAWN.hits == len(first)
+    assert _charts(at) == first
+
+    at.select_slider(key="nw.bandwidth").set_value(0.5).run()   # the fit changes; the kernel shapes do not
+    assert_clean(at)
+    after = {json.loads(s)["layout"]["title"]["text"]: s for s in _charts(at).values()}
+    before = {json.loads(s)["layout"]["title"]["text"]: s for s in first.values()}
+    changed = [title for title in after if after[title] != before.get(title)]
+    assert changed and len(changed) < len(after)
+    assert figure.DRAWN.misses == drawn + len(changed)
+
+    for setting, value in (("ui.lang", "zh"), ("ui.lecture", True)):   # another language, lecture mode
+        misses, hits = figure.DRAWN.misses, figure.DRAWN.hits
+        other = _page()
+        other.session_state[setting] = value
+        other.run()
+        assert_clean(other)
+        assert figure.DRAWN.hits == hits and figure.DRAWN.misses == misses + len(_charts(other)), setting
+
+
+def test_a_reused_figure_is_the_one_a_fresh_drawing_sends(monkeypatch):
+    monkeypatch.setattr(figure, "DRAWN", DrawnFigures())
+    _page("light").run()                               # the same figures kept for a light page first
+    kept = _page("dark").run()
+    kept.select_slider(key="nw.bandwidth").set_value(0.5).run()
+    kept.select_slider(key="nw.bandwidth").set_value(0.2).run()    # back: every figure comes from DRAWN
+    assert figure.DRAWN.hits >= len(_charts(kept))
+    monkeypatch.setattr(figure, "DRAWN", DrawnFigures(size=0))      # keeps nothing: every figure drawn fresh
+    fresh = _page("dark").run()
+    assert figure.DRAWN.hits == 0
+    assert _charts(kept) == _charts(fresh)
+    for spec in _charts(kept).values():                # the dark figures, not light ones kept under a dark page
+        assert json.loads(spec)["layout"]["font"]["color"] == "#fafafa"
+
+
+def test_the_store_drops_the_least_recently_used_and_keys_only_what_pickles():
+    store = DrawnFigures(size=2)
+    builds = []
+    for key in (b"a", b"b", b"a", b"c", b"b"):        # c pushes out b (a was used after b); b is built again
+        store.get(key, lambda key=key: builds.append(key) or key)
+    assert builds == [b"a", b"b", b"c", b"b"]
+    assert store.hits == 1 and list(store._kept) == [b"c", b"b"]
+    assert store.get(None, lambda: "not kept") == "not kept" and len(store._kept) == 2
+    assert figure_key("x", {"h": 0.2}) == figure_key("x", {"h": 0.2}) != figure_key("x", {"h": 0.5})
+    assert figure_key(lambda: 0) is None               # a function cannot be pickled: drawn, never kept
