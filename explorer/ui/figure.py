@@ -8,11 +8,13 @@ moves), reuses the finished figure instead of building it again with plotly (5-2
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import pickle
 import threading
 from collections import OrderedDict
 
+import numpy as np
 import streamlit as st
 
 from ..figures.dark import dark
@@ -71,9 +73,41 @@ def figure_key(*parts) -> bytes | None:
         return None
 
 
+ARRAYS = ("x", "y", "z", "customdata")        # the trace properties that carry data arrays
+SINGLE_RANGE = (1e-30, 1e30)                   # |values| float32 holds to 7 digits with room to spare
+
+
+def _array(value):
+    """A data array as numpy: a validated figure's dict holds it base64-encoded (``{"dtype", "bdata", "shape"}``)."""
+    if isinstance(value, dict) and "bdata" in value:
+        shape = [int(n) for n in str(value.get("shape", "-1")).split(",")]
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).reshape(shape)
+    return value
+
+
+def single_precision(fig) -> dict:
+    """``fig`` as the dict sent to the browser, its float64 data arrays as float32: half the bytes, and 7 significant
+    digits where a chart shows 3. A colour array (a heatmap's z, on a linear colour scale) sends values under
+    1e-30 as 0; any other array with a nonzero value outside ``SINGLE_RANGE`` (a log axis down to 1e-40, say) stays
+    float64. A dict, because plotly's property validation would turn float32 back into float64; the exports keep
+    the figure itself, in float64 (a CSV is read as numbers)."""
+    out = fig.to_dict()
+    for trace in out["data"]:
+        for name in ARRAYS:
+            value = _array(trace.get(name))
+            if isinstance(value, np.ndarray) and value.dtype == np.float64:
+                if name == "z":
+                    value = np.where(np.abs(value) < SINGLE_RANGE[0], 0.0, value)
+                size = np.abs(value[np.isfinite(value) & (value != 0)])
+                if not size.size or (size.min() >= SINGLE_RANGE[0] and size.max() <= SINGLE_RANGE[1]):
+                    trace[name] = value.astype(np.float32)
+    return out
+
+
 def _styled(fig, lecture: bool, cap: int, dark_page: bool) -> tuple:
+    """The figure as exported (light, full precision) and as sent to this page (its theme, float32 data)."""
     fig = prepared(fig, LECTURE if lecture else NORMAL, TITLE_WIDTH[lecture], cap if lecture and cap else None)
-    return fig, (dark(fig, "rgba(0,0,0,0)") if dark_page else fig)
+    return fig, single_precision(dark(fig, "rgba(0,0,0,0)") if dark_page else fig)
 
 
 def _chart(light, drawn, key: str) -> None:

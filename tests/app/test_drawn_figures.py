@@ -4,10 +4,13 @@ the chart sent is the one a fresh drawing gives."""
 
 import json
 
+import numpy as np
+import plotly
+import plotly.graph_objects as go
 from streamlit.testing.v1 import AppTest
 
 from explorer.ui import figure
-from explorer.ui.figure import DrawnFigures, figure_key
+from explorer.ui.figure import DrawnFigures, figure_key, single_precision
 from tests.app.helpers import ROOT, assert_clean
 
 
@@ -75,3 +78,20 @@ def test_the_store_drops_the_least_recently_used_and_keys_only_what_pickles():
     assert store.get(None, lambda: "not kept") == "not kept" and len(store._kept) == 2
     assert figure_key("x", {"h": 0.2}) == figure_key("x", {"h": 0.2}) != figure_key("x", {"h": 0.5})
     assert figure_key(lambda: 0) is None               # a function cannot be pickled: drawn, never kept
+
+
+def test_the_browser_gets_float32_where_it_holds_the_values_and_the_export_keeps_float64():
+    x = np.linspace(0.0, 1.0, 5)
+    fig = go.Figure([go.Scatter(x=x, y=np.exp(-x)), go.Scatter(x=x, y=np.array([1e-40, 1e-3, 1.0, 2.0, 3.0])),
+                     go.Heatmap(z=np.array([[0.5, 1e-35], [1e-12, 0.25]]))])
+    sent = single_precision(fig)
+    data = [{k: figure._array(v) for k, v in trace.items()} for trace in sent["data"]]
+    assert [t["x"].dtype for t in data[:2]] == [np.float32, np.float32]
+    assert data[0]["y"].dtype == np.float32 and np.allclose(data[0]["y"], np.exp(-x), rtol=1e-7)
+    assert data[1]["y"].dtype == np.float64 and data[1]["y"][0] == 1e-40          # a log axis's 1e-40 is kept
+    assert data[2]["z"].dtype == np.float32
+    assert data[2]["z"].tolist() == [[0.5, 0.0], [np.float32(1e-12), 0.25]]       # under 1e-30: 0 on a colour scale
+    assert fig.data[0].y.dtype == np.float64 and fig.data[2].z[0, 1] == 1e-35        # the original is left alone
+    as_sent = json.loads(plotly.io.to_json(plotly.tools.return_figure_from_figure_or_data(sent, True)))
+    assert as_sent["data"][0]["y"]["dtype"] == "f4"         # what st.plotly_chart sends, after its own checks
+    assert len(plotly.io.to_json(sent)) < len(fig.to_json())
