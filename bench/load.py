@@ -35,6 +35,7 @@ from websockets.sync.client import connect
 
 from explorer.serving import AppServer
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # deploy/ (the replicas) from `python bench/load.py`
 MAX_SESSIONS, MAX_SECONDS = 200, 600        # hard bounds on any run
 # what a browsing student moves on each page: (widget key, the field of its WidgetState, values to cycle through)
 MOVES = {"kernel_regression": ("nw.bandwidth", "string_array_value", (["0.05"], ["0.5"], ["0.2"], ["5"], ["0.01"])),
@@ -55,8 +56,8 @@ class Result:
 class Student:
     """One browser tab: a websocket session on ``page``; a trainer presses Start on Live training."""
 
-    def __init__(self, base: str, page: str, trainer: bool, seed: int):
-        self.base, self.page, self.trainer = base, page, trainer
+    def __init__(self, base: str, page: str, trainer: bool, seed: int, idle: bool = False):
+        self.base, self.page, self.trainer, self.idle = base, page, trainer, idle
         self.rng = random.Random(seed)
         self.result = Result()
         self.widgets: dict[str, str] = {}          # user key -> widget id
@@ -140,7 +141,9 @@ class Student:
                     if not self._until_finished(ws, time.time() + 60):
                         return
                     self.result.answered = True
-                    if self.trainer:
+                    if self.idle:                         # a tab left open: connected, moving nothing
+                        time.sleep(max(0.0, stop_at - time.time()))
+                    elif self.trainer:
                         self._train(ws, stop_at)
                     else:
                         self._browse(ws, stop_at)
@@ -271,17 +274,20 @@ def rss_mib(pid: int) -> float:
 
 
 def run_class(base: str, sessions: int, trainers: int, seconds: float, seed: int = 0, pid: int | None = None,
-              during=None) -> dict:
-    """``sessions`` students for ``seconds`` (``trainers`` of them on Live training); the summary (with ``pid``:
-    the server's largest resident memory while they were connected, MiB). ``during(elapsed)`` is called every half
-    second while the class runs (the failover test stops a replica from it)."""
-    if not (1 <= sessions <= MAX_SESSIONS and 0 <= trainers <= sessions and 1 <= seconds <= MAX_SECONDS):
-        raise ValueError(f"1 <= sessions <= {MAX_SESSIONS}, 0 <= trainers <= sessions, 1 <= seconds <= {MAX_SECONDS}")
+              during=None, idle: int = 0) -> dict:
+    """``sessions`` students for ``seconds`` (``trainers`` of them on Live training), and ``idle`` more who open a
+    page and leave it open; the summary (with ``pid``: the server's largest resident memory while they were
+    connected, MiB, one pid or several summed). ``during(elapsed)`` is called every half second while the class
+    runs (the failover test stops a replica from it)."""
+    if not (1 <= sessions + idle <= MAX_SESSIONS and 0 <= trainers <= sessions and 1 <= seconds <= MAX_SECONDS):
+        raise ValueError(f"1 <= sessions + idle <= {MAX_SESSIONS}, 0 <= trainers <= sessions, "
+                         f"1 <= seconds <= {MAX_SECONDS}")
     if not base.startswith(("http://127.0.0.1:", "http://localhost:")):
         raise ValueError("load goes to this machine's loopback only (127.0.0.1)")
     stop_at = time.time() + seconds
     students = [Student(base, "live_training" if i < trainers else PAGES[i % len(PAGES)], i < trainers, seed + i)
                 for i in range(sessions)]
+    students += [Student(base, PAGES[i % len(PAGES)], False, seed + sessions + i, idle=True) for i in range(idle)]
     threads = [threading.Thread(target=s.run, args=(stop_at,), daemon=True) for s in students]
     for i, t in enumerate(threads):
         t.start()
@@ -289,13 +295,13 @@ def run_class(base: str, sessions: int, trainers: int, seconds: float, seed: int
     peak, began = 0.0, time.time()
     while any(t.is_alive() for t in threads) and time.time() < stop_at + 120:
         if pid:
-            peak = max(peak, rss_mib(pid))
+            peak = max(peak, sum(rss_mib(p) for p in (pid if isinstance(pid, (list, tuple)) else [pid])))
         if during:
             during(time.time() - began)
         time.sleep(0.5)
     latencies = sorted(x for s in students for x in s.result.latencies)
     ticks = sorted(x for s in students for x in s.result.ticks)
-    return {"sessions": sessions, "trainers": trainers, "seconds": seconds,
+    return {"sessions": sessions, "trainers": trainers, "seconds": seconds, "idle": idle,
             "answered": sum(s.result.answered for s in students), "reruns": len(latencies),
             "errors": [e for s in students for e in s.result.errors],
             "p50": _pct(latencies, 50), "p95": _pct(latencies, 95), "p99": _pct(latencies, 99),
@@ -333,6 +339,35 @@ def ramp(seconds: float = 30) -> None:
             else:
                 break
         print(f"\nheld at p95 <= 300 ms with {share:.0%} training: {held} sessions\n", flush=True)
+
+
+def classroom(seconds: float = 40, rows=((30, 0, 0), (30, 6, 0), (30, 0, 60))) -> None:
+    """The class the issue sizes for: 30 browsing students (a move every 2-4 s), then 24 browsing and 6 training,
+    then 30 browsing with 60 more tabs open and idle, each on one server and on two replicas behind HAProxy
+    (``deploy/serve_class.Hall``; two cores, two interpreters). Fresh servers per row."""
+    from deploy.serve_class import Hall
+
+    print("| server | sessions | training | idle | answered | reruns | rerun p50 / p95 / p99 ms | tick p95 ms | errors "
+          "| RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for sessions, trainers, idle in rows:                        # (students, of them training, idle tabs besides)
+        for replicas in (1, 2):
+            if replicas == 1:
+                where, place = "one", server({"EXPLORER_WARM_UP": "1"})
+            else:
+                where, place = "2 replicas", Hall(2)
+            with place as up:
+                base, pids = (up[0], up[1]) if replicas == 1 else (up.url, [r.pid for r in up.replicas.values()])
+                run_class(base, 3, 0, 8)                         # a page of each kind drawn once (and warm-up done)
+                time.sleep(10)
+                summary = run_class(base, sessions, trainers, seconds, seed=1000, pid=pids, idle=idle)
+            answered = f"{summary['answered']}/{sessions + idle}"
+            ms = lambda v: f"{v * 1000:.0f}" if v == v else "–"      # noqa: E731
+            print(f"| {where} | {sessions} | {trainers} | {idle} | {answered} | {summary['reruns']} | "
+                  f"{ms(summary['p50'])} / {ms(summary['p95'])} / {ms(summary['p99'])} | {ms(summary['tick_p95'])} | "
+                  f"{len(summary['errors'])} | {summary['peak_rss']:.0f} |", flush=True)
+            for err in summary["errors"][:3]:
+                print("error:", err, file=sys.stderr)
 
 
 def memory(n: int = 10) -> None:
@@ -373,6 +408,8 @@ def main(argv=None) -> int:
     p.add_argument("--trainers", type=int, default=2)
     p.add_argument("--seconds", type=float, default=20)
     p.add_argument("--ramp", action="store_true", help="the classroom table (fresh server per row)")
+    p.add_argument("--class", dest="klass", action="store_true",
+                   help="30 students (24 + 6 training; 30 + 60 idle tabs) on one server and on two replicas")
     p.add_argument("--votes", type=int, default=0, help="phones voting in one class poll (with --replicas)")
     p.add_argument("--replicas", type=int, default=3)
 
@@ -388,7 +425,11 @@ def main(argv=None) -> int:
         for err in r["errors"][:5]:
             print("error:", err, file=sys.stderr)
         return 0 if r["acked"] == r["counted"] == r["voters"] and not r["errors"] else 1
+    if args.klass:
+        classroom(args.seconds if args.seconds != 20 else 40)
+        return 0
     if args.ramp:
+        classroom()
         ramp()
         memory()
         churn()
