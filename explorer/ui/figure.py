@@ -15,6 +15,7 @@ import threading
 from collections import OrderedDict
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from ..figures.dark import dark
@@ -85,12 +86,13 @@ def _array(value):
     return value
 
 
-def single_precision(fig) -> dict:
-    """``fig`` as the dict sent to the browser, its float64 data arrays as float32: half the bytes, and 7 significant
+def single_precision(fig) -> go.Figure:
+    """A copy of ``fig`` for the browser, its float64 data arrays as float32: half the bytes, and 7 significant
     digits where a chart shows 3. A colour array (a heatmap's z, on a linear colour scale) sends values under
     1e-30 as 0; any other array with a nonzero value outside ``SINGLE_RANGE`` (a log axis down to 1e-40, say) stays
-    float64. A dict, because plotly's property validation would turn float32 back into float64; the exports keep
-    the figure itself, in float64 (a CSV is read as numbers)."""
+    float64. Built without plotly's property validation, which would turn float32 back into float64 (the figure was
+    built, and in the tests validated, before); the exports keep ``fig`` itself, in float64 (a CSV is read as
+    numbers). ``st.plotly_chart`` sends a Figure as it is; a dict it would validate again, on every rerun."""
     out = fig.to_dict()
     for trace in out["data"]:
         for name in ARRAYS:
@@ -101,7 +103,7 @@ def single_precision(fig) -> dict:
                 size = np.abs(value[np.isfinite(value) & (value != 0)])
                 if not size.size or (size.min() >= SINGLE_RANGE[0] and size.max() <= SINGLE_RANGE[1]):
                     trace[name] = value.astype(np.float32)
-    return out
+    return go.Figure(out, _validate=False)
 
 
 def _styled(fig, lecture: bool, cap: int, dark_page: bool) -> tuple:

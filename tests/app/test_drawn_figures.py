@@ -85,7 +85,7 @@ def test_the_browser_gets_float32_where_it_holds_the_values_and_the_export_keeps
     fig = go.Figure([go.Scatter(x=x, y=np.exp(-x)), go.Scatter(x=x, y=np.array([1e-40, 1e-3, 1.0, 2.0, 3.0])),
                      go.Heatmap(z=np.array([[0.5, 1e-35], [1e-12, 0.25]]))])
     sent = single_precision(fig)
-    data = [{k: figure._array(v) for k, v in trace.items()} for trace in sent["data"]]
+    data = [{k: figure._array(v) for k, v in trace.items()} for trace in sent.to_dict()["data"]]
     assert [t["x"].dtype for t in data[:2]] == [np.float32, np.float32]
     assert data[0]["y"].dtype == np.float32 and np.allclose(data[0]["y"], np.exp(-x), rtol=1e-7)
     assert data[1]["y"].dtype == np.float64 and data[1]["y"][0] == 1e-40          # a log axis's 1e-40 is kept
@@ -94,4 +94,4 @@ def test_the_browser_gets_float32_where_it_holds_the_values_and_the_export_keeps
     assert fig.data[0].y.dtype == np.float64 and fig.data[2].z[0, 1] == 1e-35        # the original is left alone
     as_sent = json.loads(plotly.io.to_json(plotly.tools.return_figure_from_figure_or_data(sent, True)))
     assert as_sent["data"][0]["y"]["dtype"] == "f4"         # what st.plotly_chart sends, after its own checks
-    assert len(plotly.io.to_json(sent)) < len(fig.to_json())
+    assert len(sent.to_json()) < len(fig.to_json())
