@@ -315,8 +315,12 @@ def _pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
 
 
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f}" if seconds == seconds else "–"        # nan: no reruns
+
+
 def _row(summary: dict, rss: float | None = None) -> str:
-    ms = lambda v: f"{v * 1000:.0f}" if v == v else "–"      # noqa: E731  (nan: no reruns)
+    ms = _ms
     extra = f" | {rss:.0f}" if rss is not None else ""
     return (f"| {summary['sessions']} | {summary['trainers']} | {summary['answered']}/{summary['sessions']} | "
             f"{summary['reruns']} | {ms(summary['p50'])} / {ms(summary['p95'])} / {ms(summary['p99'])} | "
@@ -362,7 +366,7 @@ def classroom(seconds: float = 40, rows=((30, 0, 0), (30, 6, 0), (30, 0, 60))) -
                 time.sleep(10)
                 summary = run_class(base, sessions, trainers, seconds, seed=1000, pid=pids, idle=idle)
             answered = f"{summary['answered']}/{sessions + idle}"
-            ms = lambda v: f"{v * 1000:.0f}" if v == v else "–"      # noqa: E731
+            ms = _ms
             print(f"| {where} | {sessions} | {trainers} | {idle} | {answered} | {summary['reruns']} | "
                   f"{ms(summary['p50'])} / {ms(summary['p95'])} / {ms(summary['p99'])} | {ms(summary['tick_p95'])} | "
                   f"{len(summary['errors'])} | {summary['peak_rss']:.0f} |", flush=True)

@@ -112,6 +112,10 @@ def _styled(fig, lecture: bool, cap: int, dark_page: bool) -> tuple:
     return fig, single_precision(dark(fig, "rgba(0,0,0,0)") if dark_page else fig)
 
 
+def _cap(main: bool | int) -> int:
+    return LECTURE_MAIN_HEIGHT if main is True else int(main)
+
+
 def _chart(light, drawn, key: str) -> None:
     st.plotly_chart(drawn, key=key, theme=None, config={"displaylogo": False})
     export_control(light, key)         # exports are light (slides, paper) unless the popover asks for dark
@@ -122,19 +126,20 @@ def show(fig, key: str, main: bool | int = False) -> None:
     in the lecture style when lecture mode is on, with an export control under it. In lecture mode the page's
     ``main`` figure is kept short enough to stay on screen with its controls (``main`` = a height in px, or
     True for ``LECTURE_MAIN_HEIGHT``)."""
-    cap = LECTURE_MAIN_HEIGHT if main is True else int(main)
-    _chart(*_styled(fig, lecture_mode(), cap, dark_theme()), key)
+    _chart(*_styled(fig, lecture_mode(), _cap(main), dark_theme()), key)
 
 
 def show_spec(spec, data: dict | None = None, key: str | None = None, main: bool | int = False, **marks) -> dict:
     """Draw a lesson figure's ``Spec`` (``<lesson>.figures(values)[name]``: what the export writes too) with its
     marks and ``marks``; returns its data (computed, and cached, when not given) for the page's sentences. The
-    finished figure is reused when the same data, marks, language, lecture mode and theme were drawn before."""
+    finished figure is reused when the same data, marks, language, lecture mode and theme were drawn before; a
+    figure of live state (a model being trained, new at every tick) is drawn and not kept, so it does not push the
+    class's figures out of ``DRAWN``."""
     data = spec_data(spec) if data is None else data
-    language, lecture, dark_page = lang(), lecture_mode(), dark_theme()
-    cap = LECTURE_MAIN_HEIGHT if main is True else int(main)
-    key_parts = (spec.lesson, spec.name, dict(data), dict(spec.marks), marks, str(language), lecture, cap, dark_page)
-    light, drawn = DRAWN.get(figure_key(*key_parts),
+    language, lecture, dark_page, cap = lang(), lecture_mode(), dark_theme(), _cap(main)
+    kept_as = figure_key(spec.lesson, spec.name, dict(data), dict(spec.marks), marks, str(language), lecture, cap,
+                         dark_page) if spec.figure_def.cached else None
+    light, drawn = DRAWN.get(kept_as,
                              lambda: _styled(spec.draw(data, language, **marks), lecture, cap, dark_page))
     _chart(light, drawn, key or spec.name)
     return data

@@ -9,6 +9,7 @@ import plotly
 import plotly.graph_objects as go
 from streamlit.testing.v1 import AppTest
 
+from explorer.lessons import live_training
 from explorer.ui import figure
 from explorer.ui.figure import DrawnFigures, figure_key, single_precision
 from tests.app.helpers import ROOT, assert_clean
@@ -95,3 +96,16 @@ def test_the_browser_gets_float32_where_it_holds_the_values_and_the_export_keeps
     as_sent = json.loads(plotly.io.to_json(plotly.tools.return_figure_from_figure_or_data(sent, True)))
     assert as_sent["data"][0]["y"]["dtype"] == "f4"         # what st.plotly_chart sends, after its own checks
     assert len(sent.to_json()) < len(fig.to_json())
+
+
+def test_a_figure_of_live_state_is_drawn_and_not_kept(monkeypatch):
+    monkeypatch.setattr(figure, "DRAWN", DrawnFigures())
+    at = AppTest.from_file(str(ROOT / "pages" / "live_training.py"), default_timeout=180).run()
+    at.button(key="train.step").click().run()             # the training charts: live state, new at every step
+    assert_clean(at)
+    live = {name for name, f in live_training.FIGURES.items() if not f.cached}
+    kept = len(figure.DRAWN._kept)
+    charts = len(at.get("plotly_chart"))
+    assert live and kept < charts                          # the page's live charts went past the store
+    at.button(key="train.step").click().run()
+    assert len(figure.DRAWN._kept) == kept                 # another step adds nothing to it
