@@ -99,7 +99,7 @@ def make_dataset(name: str = "sine_mix", n: int | None = None, noise: float | No
     lo, hi = spec.x_range
     x = np.sort(rng.uniform(lo, hi, size=n))
     y = spec.true_fn(x) + rng.normal(0.0, noise, size=n)
-    desc = Message("data.generated", dataset=Message(f"dataset.{name}"), n=n, noise=f"{noise:g}", seed=seed)
+    desc = Message("data.generated", dataset=Message(f"dataset.{name}"), n=n, noise=noise, seed=seed)
     return Dataset(name, x, y, spec.true_fn, spec.x_range, desc)
 
 
@@ -295,12 +295,12 @@ def dataset_from_table(table: CsvTable, x_col: str, y_col: str, drop_invalid: bo
     if len(x) < 2:
         raise UserError("err.csv_too_few", n=len(x))
     if len(x) > MAX_UPLOAD_ROWS:
-        raise UserError("err.csv_too_many", n=f"{len(x):,}", limit=f"{MAX_UPLOAD_ROWS:,}")
+        raise UserError("err.csv_too_many", n=len(x), limit=MAX_UPLOAD_ROWS)
     if np.ptp(x) == 0:
-        raise UserError("err.csv_no_spread", x=f"{x[0]:g}")
+        raise UserError("err.csv_no_spread", x=x[0])
     if max(np.abs(x).max(), np.abs(y).max()) > HUGE:
         if not standardise:
-            raise UserError("err.csv_huge", size=f"{max(np.abs(x).max(), np.abs(y).max()):.3g}")
+            raise UserError("err.csv_huge", size=max(np.abs(x).max(), np.abs(y).max()))
         x = (x - x.mean()) / x.std()
         y = (y - y.mean()) / (y.std() or 1.0)
         notes.append(Message("note.csv_standardised"))

@@ -8,7 +8,7 @@ from the compute package to the page that shows it. Formulas stay LaTeX in the p
 
 >>> t("kernel.gaussian", "zh")
 '高斯核'
->>> Message("data.generated", dataset=Message("dataset.d2l"), n=40, noise="1", seed=0).in_lang("en")
+>>> Message("data.generated", dataset=Message("dataset.d2l"), n=40, noise=1, seed=0).in_lang("en")
 'D2L 11.2: n = 40, noise sd = 1, seed = 0'
 """
 

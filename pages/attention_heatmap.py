@@ -34,9 +34,9 @@ with lesson_page(C, question="ah.question"):
 
     w, xq = res["weights"], res["x_query"]
     with right:
-        note = tr("ah.size", m=w.shape[0], n=w.shape[1], cells=f"{w.size:,}")
+        note = tr("ah.size", m=w.shape[0], n=w.shape[1], cells=w.size)
         if L.display_factor(w) > 1:
-            note += tr("ah.downsampled", factor=L.display_factor(w), limit=f"{L.DISPLAY_CELLS:,}")
+            note += tr("ah.downsampled", factor=L.display_factor(w), limit=L.DISPLAY_CELLS)
         st.caption(note)
 
     st.subheader(tr("ah.one_query"))
@@ -53,36 +53,36 @@ with lesson_page(C, question="ah.question"):
     if unsupported:
         st.caption(tr("ah.no_support_caption", n=unsupported, m=len(xq), kernel=tr(f"kernel.{kernel}")))
     if row.sum() > 0:
-        st.markdown(tr("ah.row_text", x=f"{xq[qi]:.3f}", wmax=f"{row.max():.3f}", n_big=int((row > 0.01).sum()),
-                        n=len(row), h=f"{res['entropy'][qi]:.2f}", log_n=f"{math.log(len(row)):.2f}"))
+        st.markdown(tr("ah.row_text", x=xq[qi], wmax=row.max(), n_big=int((row > 0.01).sum()),
+                        n=len(row), h=res['entropy'][qi], log_n=math.log(len(row))))
     else:
-        st.markdown(tr("ah.row_none_text", x=f"{xq[qi]:.3f}", kernel=tr(f"kernel.{kernel}")))
+        st.markdown(tr("ah.row_none_text", x=xq[qi], kernel=tr(f"kernel.{kernel}")))
 
     st.subheader(tr("ah.sweep"))
     ends = cache.heatmap_regimes(*ds, kernel, n_queries)
     shapes = [tr(f"ah.shape_{s}") for s in L.ROW_SHAPES]
     right = L.row_shape(ends["entropy_large"], math.log(len(data["x"])), ends["max_weight_large"])
     large = ends["large_h"]
-    revealed = prediction("ah.wide", tr("ah.predict_q", h=f"{large:g}", kernel=tr(f"kernel.{kernel}")), shapes, right,
-                          tr("ah.predict_why", h=f"{large:g}", ent=f"{ends['entropy_large']:.2f}",
-                             log_n=f"{math.log(len(data['x'])):.2f}", wmax=f"{ends['max_weight_large']:.3f}"))
+    revealed = prediction("ah.wide", tr("ah.predict_q", h=large, kernel=tr(f"kernel.{kernel}")), shapes, right,
+                          tr("ah.predict_why", h=large, ent=ends['entropy_large'],
+                             log_n=math.log(len(data['x'])), wmax=ends['max_weight_large']))
     C.SWEEP.draw()
     asked = large if revealed.shown else None        # the bandwidth the question asked about, among the panels
     show_spec(L.figures(C.values(), data, asked)["sigma_sweep"], key="sweep",
               answer=(large, tr("fig.answer_is", answer=shapes[right])) if revealed.shown else None)
 
     with explanation("ui.what_to_notice"):
-        log_n = f"{math.log(len(data['x'])):.2f}"
+        log_n = math.log(len(data['x']))
         small = L.small_h_rows(ends, len(data["x"]), kernel)
         density = L.entropy_and_density(w, res["entropy"], xq, data["x"], kernel, h)
         notes = [tr("ah.notice"),
-                 tr(f"ah.notice_small_{small}", kernel=tr(f"kernel.{kernel}"), small=f"{ends['small_h']:g}",
-                    mw_small=f"{ends['max_weight_small']:.2f}", ent_small=f"{ends['entropy_small']:.2f}",
+                 tr(f"ah.notice_small_{small}", kernel=tr(f"kernel.{kernel}"), small=ends['small_h'],
+                    mw_small=ends['max_weight_small'], ent_small=ends['entropy_small'],
                     n=len(data["x"])),
-                 tr("ah.notice_large", large=f"{ends['large_h']:g}", ent_large=f"{ends['entropy_large']:.2f}",
-                    log_n=log_n, inv_n=f"{1 / len(data['x']):.2g}", ratio=f"{ends['row_ratio_large']:.2f}"),
-                 tr("ah.notice_density" if density["holds"] else "ah.notice_density_not", corr=f"{density['corr']:.2f}",
-                    lo=f"{density['lo']:.2f}", hi=f"{density['hi']:.2f}")]
+                 tr("ah.notice_large", large=ends['large_h'], ent_large=ends['entropy_large'],
+                    log_n=log_n, inv_n=1 / len(data['x']), ratio=ends['row_ratio_large']),
+                 tr("ah.notice_density" if density["holds"] else "ah.notice_density_not", corr=density['corr'],
+                    lo=density['lo'], hi=density['hi'])]
         st.markdown("\n".join(notes))
         st.latex(r"\alpha(x, x_i) = \frac{K\left(\frac{x - x_i}{h}\right)}{\sum_j K\left(\frac{x - x_j}{h}\right)}"
                  r",\qquad H(x) = -\sum_i \alpha(x, x_i)\,\log \alpha(x, x_i) \in [0, \log N]")

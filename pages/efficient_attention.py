@@ -28,8 +28,8 @@ with lesson_page(C, question="ef.question"):
     specs = L.figures(C.values(), data)
     with main:
         zoo = show_spec(specs["efficient_zoo"], main=True)
-    st.markdown(tr("ef.zoo_text", w_err=f"{zoo['weight_error']:.3f}", f_err=f"{zoo['fit_error']:.3f}",
-                   spread=f"{zoo['elu_spread']:.1e}"))
+    st.markdown(tr("ef.zoo_text", w_err=zoo['weight_error'], f_err=zoo['fit_error'],
+                   spread=zoo['elu_spread']))
 
     st.subheader(tr("ef.error_header"))
     with st.spinner(tr("spin.error")):
@@ -37,15 +37,15 @@ with lesson_page(C, question="ef.question"):
     gains = [tr(f"ef.gain_{i}") for i in range(3)]
     feat = L.feature_error_summary(err)
     revealed = prediction("ef.gain", tr("ef.predict_q", kind=tr(f"ef.kind_{kind}")), gains, 1,   # σ/√m: halved
-                          tr("ef.predict_why", slope=f"{err['slope']:.2f}", factor=f"{feat['factor']:.2f}",
+                          tr("ef.predict_why", slope=err['slope'], factor=feat['factor'],
                              caveat=tr("ef.predict_rare") if feat["rare"] else ""))
     show_spec(specs["efficient_error"], err, answer=tr("fig.answer_is", answer=gains[1]) if revealed.shown else None)
-    st.markdown(tr("ef.error_text", slope=f"{err['slope']:.2f}", share=f"{err['orth_share']:.2f}",
+    st.markdown(tr("ef.error_text", slope=err['slope'], share=err['orth_share'],
                    orth_clause=tr("ef.orth_helps" if feat["helps"] else "ef.orth_barely"), n_keys=err["n_keys"],
                    draws=err["draws"]))
     if kind == "positive":
-        st.caption(tr("ef.positive_text", reach=f"{err['reach']:.1f}", theory=f"{err['theory'][-1]:.3g}",
-                      measured=f"{err['iid'][-1]:.3g}") + (tr("punct.space") + tr("ef.positive_rare")
+        st.caption(tr("ef.positive_text", reach=err['reach'], theory=err['theory'][-1],
+                      measured=err['iid'][-1]) + (tr("punct.space") + tr("ef.positive_rare")
                                                             if feat["rare"] else ""))
 
     st.subheader(tr("ef.online_header"))
@@ -60,16 +60,16 @@ with lesson_page(C, question="ef.question"):
         show_spec(specs["online_logits"], row)
     with right:
         show_spec(specs["online_running"], row)
-    st.markdown(tr("ef.online_text", k=step, total=n_blocks, m=f"{row['max'][step - 1]:.3g}",
-                   rescale=f"{row['rescale'][step - 1]:.3g}", sum=f"{row['sum'][step - 1]:.4g}",
-                   partial=f"{row['estimate'][step - 1]:.4f}", diff=f"{abs(row['final'] - row['exact']):.1e}",
-                   n_q=row["n_queries"], n=len(row["x"]), dense=f"{row['dense_bytes'] / 2 ** 20:,.1f} MiB",
-                   stream=f"{row['stream_bytes'] / 2 ** 20:,.1f} MiB"))
+    st.markdown(tr("ef.online_text", k=step, total=n_blocks, m=row['max'][step - 1],
+                   rescale=row['rescale'][step - 1], sum=row['sum'][step - 1],
+                   partial=row['estimate'][step - 1], diff=abs(row['final'] - row['exact']),
+                   n_q=row["n_queries"], n=len(row["x"]), dense=row['dense_bytes'] / 2 ** 20,
+                   stream=row['stream_bytes'] / 2 ** 20))
 
     st.subheader(tr("ef.rnn_header"))
     C.T.draw()
     rnn = show_spec(L.figures(C.values(), data)["rnn_state"])
-    st.markdown(tr("ef.rnn_text", d=rnn["d"], diff=f"{rnn['max_diff']:.1e}", t=len(rnn["states"])))
+    st.markdown(tr("ef.rnn_text", d=rnn["d"], diff=rnn['max_diff'], t=len(rnn["states"])))
 
     st.subheader(tr("ef.cost_header"))
     cost = on_demand(tr("ef.measure"), tr("ef.measure_help"), "ef.measure",          # timed once per server
@@ -82,12 +82,12 @@ with lesson_page(C, question="ef.question"):
             show_spec(specs["attention_memory"], cost)
         s = L.cost_summary(cost)
         if s is None:
-            st.markdown(tr("ef.cost_never", dense_max=f"{L.DENSE_MAX:,}"))
+            st.markdown(tr("ef.cost_never", dense_max=L.DENSE_MAX))
         else:
-            st.markdown(tr("ef.cost_text", cross=f"{s['cross']:,}", n_max=f"{s['n_max']:,}", dense=f"{s['dense']:.1f}",
-                           linear=f"{s['linear']:.1f}", ratio=f"{s['ratio']:.1f}", online=f"{s['online']:.1f}",
-                           online_mb=f"{s['online_mb']:.1f}", dense_mb=f"{s['dense_mb']:.0f}",
-                           dense_max=f"{L.DENSE_MAX:,}"))
+            st.markdown(tr("ef.cost_text", cross=s['cross'], n_max=s['n_max'], dense=s['dense'],
+                           linear=s['linear'], ratio=s['ratio'], online=s['online'],
+                           online_mb=s['online_mb'], dense_mb=s['dense_mb'],
+                           dense_max=L.DENSE_MAX))
     else:
         st.caption(tr("ef.cost_pending"))
 

@@ -48,7 +48,7 @@ with lesson_page(C, question="kr.question"):
         if len(fit["curves"]) <= 2:
             for curve in fit["curves"]:
                 label = L.curve_label(curve, lang())
-                line = (tr("kr.readout", label=label, mse=f"{curve['mse']:.4f}") if data["true"] is not None
+                line = (tr("kr.readout", label=label, mse=curve['mse']) if data["true"] is not None
                         else tr("kr.readout_upload", label=label))
                 if curve["undefined"]:
                     line += tr("kr.undefined", n=curve["undefined"], m=len(data["x_grid"]),
@@ -66,48 +66,48 @@ with lesson_page(C, question="kr.question"):
     question = cache.loo_question(*ds, kernel, loo["optimum"], tuple(presets(ds[0]).values()))
     offered = [f"h = {c:g}" for c in question["h"]]
     best = question["best"]
-    why = tr("kr.predict_why", h=offered[best], mse=f"{question['scores'][best]:.4g}",
-             margin=f"{question['margin']:.0%}") if len(question["right"]) == 1 else \
+    why = tr("kr.predict_why", h=offered[best], mse=question['scores'][best],
+             margin=question['margin']) if len(question["right"]) == 1 else \
         tr("kr.predict_why_tie", h=offered[best], tie=tr("punct.list").join(offered[i] for i in question["right"]),
-           pct=f"{L.LOO_TIE:.0%}")
+           pct=L.LOO_TIE)
     asked = tr("kr.predict_q", kernel=tr(f"kernel.{kernel}"), choices=tr("punct.list").join(offered))
     revealed = prediction("kr.loo", asked, offered, best, why, also_right=question["right"])
     show_spec(specs["loo_cv"], loo, key="loo", answer=question if revealed.shown else None)
     ends = L.loo_ends(loo["bandwidths"], loo["scores"][kernel])
-    st.caption(tr("kr.loo_ends", h_lo=f"{ends['h_lo']:.3g}", r_lo=f"{ends['r_lo']:.2f}", h_hi=f"{ends['h_hi']:g}",
-                  r_hi=f"{ends['r_hi']:.2f}"))
+    st.caption(tr("kr.loo_ends", h_lo=ends['h_lo'], r_lo=ends['r_lo'], h_hi=ends['h_hi'],
+                  r_hi=ends['r_hi']))
     c1, c2 = st.columns(2)
     with c1:
         st.metric(tr("kr.optimum"), f"{loo['optimum']:.3g}")
-        set_bandwidth_button(tr("kr.use_optimum", h=f"{loo['optimum']:.3g}"), loo["optimum"], key="use_optimum")
+        set_bandwidth_button(tr("kr.use_optimum", h=loo['optimum']), loo["optimum"], key="use_optimum")
     with c2:
         st.metric(tr("kr.silverman"), f"{loo['silverman']:.3g}")
-        set_bandwidth_button(tr("kr.use_silverman", h=f"{loo['silverman']:.3g}"), loo["silverman"],
+        set_bandwidth_button(tr("kr.use_silverman", h=loo['silverman']), loo["silverman"],
                              key="use_silverman")
-    st.caption(tr("kr.snap", pct=f"{L.snap_error(BANDWIDTHS):.1%}"))
+    st.caption(tr("kr.snap", pct=L.snap_error(BANDWIDTHS)))
     with st.expander(tr("kr.width_rule")):
         widths = [k for k in KERNELS if KERNELS[k].canonical]
         agree = L.width_agreement({k: cache.loo_optimum(*ds, k) for k in widths})
         st.markdown(tr("kr.width_text") + tr("punct.space") + tr(
-            "kr.width_optima" if agree["closer"] else "kr.width_optima_not_closer", lo=f"{agree['lo']:.3g}",
-            hi=f"{agree['hi']:.3g}", units=f"{agree['units']:.1f}", raw=f"{agree['raw']:.1f}"))
+            "kr.width_optima" if agree["closer"] else "kr.width_optima_not_closer", lo=agree['lo'],
+            hi=agree['hi'], units=agree['units'], raw=agree['raw']))
         st.latex(r"h_K = h_{\mathrm{Gauss}}\,\frac{\delta_K}{\delta_{\mathrm{Gauss}}},\qquad "
                  r"\delta_K = \left(\frac{\int K^2}{\left(\int u^2 K\right)^2}\right)^{1/5},\qquad "
                  r"h_{\mathrm{Silverman}} = 0.9\,\min\!\left(s, \tfrac{\mathrm{IQR}}{1.34}\right) n^{-1/5}"
                  r"\cdot \frac{\delta_K}{\delta_{\mathrm{Gauss}}}")
-        st.markdown("  \n".join(tr("kr.width_row", kernel=tr(f"kernel.{k}"), delta=f"{KERNELS[k].canonical:.4f}",
-                                    factor=f"{equivalent_bandwidth(1.0, k):.2f}") for k in widths))
+        st.markdown("  \n".join(tr("kr.width_row", kernel=tr(f"kernel.{k}"), delta=KERNELS[k].canonical,
+                                    factor=equivalent_bandwidth(1.0, k)) for k in widths))
 
     with explanation("ui.what_to_notice"):
         if data["true"] is not None:
             preset_mse = {b: defined_mse(cache.nw_curve(*ds, kernel, b), data["true"])[0]
                           for b in presets(ds[0]).values()}
-            errors = tr("punct.list").join(tr("kr.notice_error", mse=f"{mse:.3f}", h=f"{b:g}")
+            errors = tr("punct.list").join(tr("kr.notice_error", mse=mse, h=b)
                                            for b, mse in preset_mse.items())
-            first = tr("kr.notice_first", kernel=tr(f"kernel.{kernel}"), errors=errors, h=f"{loo['optimum']:.3g}")
+            first = tr("kr.notice_first", kernel=tr(f"kernel.{kernel}"), errors=errors, h=loo['optimum'])
         else:
-            first = tr("kr.notice_first_upload", h=f"{loo['optimum']:.3g}")
-        st.markdown(first + tr("kr.notice", silverman=f"{loo['silverman']:.3g}", h=f"{loo['optimum']:.3g}"))
+            first = tr("kr.notice_first_upload", h=loo['optimum'])
+        st.markdown(first + tr("kr.notice", silverman=loo['silverman'], h=loo['optimum']))
 
     with explanation("ui.formula"):
         st.latex(r"\hat f(x) = \sum_{i=1}^{N} \frac{K\left(\frac{x - x_i}{h}\right)}"

@@ -33,13 +33,13 @@ with lesson_page(live.C, question="lt.question") as beside_question:
         st.latex(r"\alpha^{(\ell,h)} = \operatorname{softmax}\!\left(\frac{Q K^\top}{\tau\sqrt{d_k}} + M\right),"
                  r"\qquad H^{(\ell,h)} = -\frac{1}{T}\sum_{i=1}^{T}\sum_{j} \alpha_{ij}\log\alpha_{ij}"
                  r"\;\le\; \frac{1}{T}\sum_{i=1}^{T}\log\lvert\{j : M_{ij} = 0\}\rvert")
-        st.markdown(tr("lt.formula_text", ceiling=f"{trainer.task.entropy_ceiling():.2f}"))
+        st.markdown(tr("lt.formula_text", ceiling=trainer.task.entropy_ceiling()))
 
     st.subheader(tr("lt.schedules"))
     specs = L.figures(live.C.values(), trainer)
     curves = show_spec(specs["schedules"])
-    st.caption(tr("lt.schedule_text", warmup=curves["warmup"], total=f"{curves['total']:,}",
-                  floor=f"{curves['lr'][-1] / curves['lr0']:.0%}"))
+    st.caption(tr("lt.schedule_text", warmup=curves["warmup"], total=curves['total'],
+                  floor=curves['lr'][-1] / curves['lr0']))
 
     st.subheader(tr("lt.kv"))
     st.markdown(tr("lt.kv_text"))
@@ -59,4 +59,4 @@ with lesson_page(live.C, question="lt.question") as beside_question:
         if L.kv_timing_agrees(timing):
             st.caption(tr("lt.kv_caption", rounds=timing["rounds"], **L.kv_summary(timing["rows"])))
         else:
-            st.warning(tr("lt.kv_noisy", rounds=timing["rounds"], spread=f"{timing['spread']:.0%}"))
+            st.warning(tr("lt.kv_noisy", rounds=timing["rounds"], spread=timing['spread']))

@@ -20,17 +20,17 @@ TOL = L.LEAK_TOL            # below this a difference is rounding
 
 
 def verdict(mode: str, r: pd.Series) -> str:
-    parts = [tr("mk.v_sdpa") if r.max_diff_vs_sdpa < TOL else tr("mk.v_sdpa_diff", diff=f"{r.max_diff_vs_sdpa:.2f}")]
+    parts = [tr("mk.v_sdpa") if r.max_diff_vs_sdpa < TOL else tr("mk.v_sdpa_diff", diff=r.max_diff_vs_sdpa)]
     if r.row_sum_error > TOL:
-        parts.append(tr("mk.v_rows", mean=f"{r.mean_row_sum:.2f}", low=f"{r.min_row_sum:.2f}",
-                        correct=f"{r.correct_row_sum:.2f}"))
+        parts.append(tr("mk.v_rows", mean=r.mean_row_sum, low=r.min_row_sum,
+                        correct=r.correct_row_sum))
     if r.mass_on_masked > TOL:
-        parts.append(tr("mk.v_mass", mass=f"{r.mass_on_masked:.2f}"))
+        parts.append(tr("mk.v_mass", mass=r.mass_on_masked))
     channels = [(c, r[f"leak_{c}"]) for c in ("key", "value") if r[f"leak_{c}"] > TOL]
-    parts += [tr("mk.v_leak", channel=tr(f"mk.channel_{c}"), leak=f"{v:.2g}") for c, v in channels] or \
+    parts += [tr("mk.v_leak", channel=tr(f"mk.channel_{c}"), leak=v) for c, v in channels] or \
         [tr("mk.v_no_leak")]
     if r.grad_on_masked > TOL:
-        parts.append(tr("mk.v_grad", g=f"{r.grad_on_masked:.2g}"))
+        parts.append(tr("mk.v_grad", g=r.grad_on_masked))
     return f"- **{tr('modename.' + mode)}**{tr('punct.colon')}" + tr("punct.sep").join(parts) + tr("punct.end")
 
 
@@ -65,7 +65,7 @@ with lesson_page(C, question="mk.question"):
     expected, whole = L.row_sums_answer(sums)
     rows_question = [tr(f"mk.rows_{i}") for i in range(3)]
     revealed = prediction("mk.rows", tr("mk.predict_q", kind=tr(f"masktype.{kind}")), rows_question, expected,
-                          tr("mk.predict_why", whole=whole, n=length, low=f"{sums.min():.2f}"))
+                          tr("mk.predict_why", whole=whole, n=length, low=sums.min()))
     st.subheader(tr("mk.rows_header"))          # the charts that answer the question, right under its verdict
     left, right = st.columns(2)
     with left:                          # once revealed, the answer at the post-softmax row that lost the most
@@ -77,8 +77,8 @@ with lesson_page(C, question="mk.question"):
     if lost["kind"] == "nothing":
         st.markdown(tr("mk.rows_nothing_masked"))
     else:
-        early = tr("mk.rows_early" if lost["kind"] == "early" else "mk.rows_early_not", first=f"{lost['first']:.2f}",
-                   last=f"{lost['last']:.2f}", lo=f"{lost['lo']:.2f}", hi=f"{lost['hi']:.2f}")
+        early = tr("mk.rows_early" if lost["kind"] == "early" else "mk.rows_early_not", first=lost['first'],
+                   last=lost['last'], lo=lost['lo'], hi=lost['hi'])
         st.markdown(tr("mk.rows_text", early=early))
 
     st.subheader(tr("mk.verdicts"))
@@ -101,7 +101,7 @@ with lesson_page(C, question="mk.question"):
         }, index=[tr(f"modename.{m}") for m in MASK_MODES])
         st.dataframe(table.style.format("{:.2e}"), width="stretch")
     demo = renorm_underflow()
-    st.markdown(tr("mk.grad_notes", pre=f"{demo['pre']:.0f}", renorm=f"{demo['post_renorm']:.0f}"))
+    st.markdown(tr("mk.grad_notes", pre=demo['pre'], renorm=demo['post_renorm']))
 
     with explanation("ui.what_to_notice"):
         st.markdown(tr("mk.notice"))

@@ -33,8 +33,8 @@ with lesson_page(C, question="sk.question"):
     tau = L.temperature(C.values())
     sigma = math.sqrt(tau)
     wrong = L.wrong_widths(d, tau)
-    explain = tr("sk.explain", tau=f"{tau:.3g}", sigma=f"{sigma:.3g}", half_tau=f"{wrong['half_tau']:.3g}",
-                 half_d=f"{wrong['half_d']:.3g}", half_d_effect=tr(f"sk.{wrong['half_d_effect']}"))
+    explain = tr("sk.explain", tau=tau, sigma=sigma, half_tau=wrong['half_tau'],
+                 half_d=wrong['half_d'], half_d_effect=tr(f"sk.{wrong['half_d_effect']}"))
     if not lecture_mode():
         st.markdown(explain)
     try:
@@ -48,11 +48,11 @@ with lesson_page(C, question="sk.question"):
         st.subheader(tr("sk.side"))
         gaps = [tr(f"sk.gap_{i}") for i in range(3)]
         gap = L.gap_size(res["max_diff"])
-        revealed = prediction("sk.gap", tr("sk.predict_q", spread=f"{spread:g}"), gaps, gap,
-                              tr("sk.predict_why", diff=f"{res['max_diff']:.1e}", lo=f"{res['key_norms'].min():.2f}",
-                                 hi=f"{res['key_norms'].max():.2f}"))
+        revealed = prediction("sk.gap", tr("sk.predict_q", spread=spread), gaps, gap,
+                              tr("sk.predict_why", diff=res['max_diff'], lo=res['key_norms'].min(),
+                                 hi=res['key_norms'].max()))
         show_spec(specs["softmax_vs_kernel"], res, key="side_by_side", main=True,
-                  answer=tr("sk.answer_mark", answer=gaps[gap], diff=f"{res['max_diff']:.1e}")
+                  answer=tr("sk.answer_mark", answer=gaps[gap], diff=res['max_diff'])
                   if revealed.shown else None)
     if lecture_mode():                  # the figure first, then the identity and what it shows
         st.latex(IDENTITY)
@@ -63,9 +63,9 @@ with lesson_page(C, question="sk.question"):
     norms = res["key_norms"]
     m3.metric(tr("sk.norms"), f"{norms.min():.2f} – {norms.max():.2f}")
     if spread == 0:
-        st.success(tr("sk.equal", r=f"{math.sqrt(d):.2f}", diff=f"{res['max_diff']:.1e}"))
+        st.success(tr("sk.equal", r=math.sqrt(d), diff=res['max_diff']))
     else:
-        st.info(tr("sk.unequal", diff=f"{res['max_diff']:.3f}", fixed=f"{res['max_diff_corrected']:.1e}"))
+        st.info(tr("sk.unequal", diff=res['max_diff'], fixed=res['max_diff_corrected']))
 
     show_spec(specs["spread_curve"])
 
@@ -76,8 +76,8 @@ with lesson_page(C, question="sk.question"):
         show_spec(specs["tau_sweep"], res)
     with right:
         nw = show_spec(specs["h_sweep"])["sweep"]
-    st.markdown(tr("sk.temp_text", mw_tau=f"{sweep['max_weight'].iloc[0]:.2f}", tau_lo=f"{sweep['tau'].iloc[0]:g}",
-                   mw_h=f"{nw['max_weight'].iloc[0]:.2f}", h_lo=f"{nw['bandwidth'].iloc[0]:g}"))
+    st.markdown(tr("sk.temp_text", mw_tau=sweep['max_weight'].iloc[0], tau_lo=sweep['tau'].iloc[0],
+                   mw_h=nw['max_weight'].iloc[0], h_lo=nw['bandwidth'].iloc[0]))
 
     st.subheader(tr("sk.topk"))
     k_top = C.K_TOP.draw(hi=n_keys)
@@ -88,7 +88,7 @@ with lesson_page(C, question="sk.question"):
     with right:
         show_spec(specs["topk_heatmap"])
     kept = L.mass_kept(res["topk_curve"], k_top)
-    st.markdown(tr("sk.topk_text", k=k_top, n=n_keys, kept=f"{kept:.1%}"))
+    st.markdown(tr("sk.topk_text", k=k_top, n=n_keys, kept=kept))
 
     st.subheader(tr("sk.learned"))
 
@@ -101,8 +101,8 @@ with lesson_page(C, question="sk.question"):
     with right:
         show_spec(specs["learned_loss"], lb)
     learned = L.learned_summary(lb)
-    st.markdown(tr("sk.learned_text" if learned["near"] else "sk.learned_text_far", h_loo=f"{learned['h_loo']:.3g}",
-                   h_opt=f"{learned['h_opt']:.3g}", h_self=f"{learned['h_self']:.2g}", ratio=f"{learned['ratio']:.2g}",
+    st.markdown(tr("sk.learned_text" if learned["near"] else "sk.learned_text_far", h_loo=learned['h_loo'],
+                   h_opt=learned['h_opt'], h_self=learned['h_self'], ratio=learned['ratio'],
                    n=learned["n"], steps=learned["steps"]))
 
     st.subheader(tr("sk.param"))
@@ -115,9 +115,8 @@ with lesson_page(C, question="sk.question"):
     show_spec(specs["param_fit"], pf)
     summary = L.parametric_summary(pf, data)
     key = "sk.param_text_free" if not nw_form else "sk.param_text_nw" if summary["local"] else "sk.param_text_nw_drift"
-    st.markdown(tr(key, dist=f"{summary['max_top_distance']:.2f}", reach=f"{summary['reach']:.2f}",
-                   mse=f"{summary['mse']:.4f}", nw_mse=f"{summary['nw_mse']:.4f}", x=f"{summary['far_query']:.2f}",
-                   x_top=f"{summary['far_top']:.2f}"))
+    st.markdown(tr(key, dist=summary['max_top_distance'], reach=summary['reach'],
+                   mse=summary['mse'], nw_mse=summary['nw_mse'], x=summary['far_query'], x_top=summary['far_top']))
 
     with explanation("ui.what_to_notice"):
         st.markdown(tr("sk.notice"))

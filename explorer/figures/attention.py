@@ -27,9 +27,9 @@ def query_row_figure(x: np.ndarray, y: np.ndarray, weights: np.ndarray, x_query:
                                ("%{x:.3f}", "%{y:.3f}", "%{marker.color:.4f}"), lang)})
     if np.isfinite(estimate):
         traces.append({"type": "scatter", "x": [x_query], "y": [estimate], "mode": "markers",
-                       "name": t("fig.estimate", lang, value=f"{estimate:.3f}"),
+                       "name": t("fig.estimate", lang, value=estimate),
                        "marker": {"symbol": "star", "size": style.marker_size * 3, "color": "#d62728"}})
-    title = t("fig.weights_of_query", lang, x=f"{x_query:.3f}")
+    title = t("fig.weights_of_query", lang, x=x_query)
     if not np.isfinite(estimate):
         title += t("fig.undefined", lang)
     return figure(traces, title, t("fig.x", lang), t("fig.y", lang), style, height=380,

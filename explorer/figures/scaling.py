@@ -23,7 +23,7 @@ def logit_histogram(unscaled: np.ndarray, scaled: np.ndarray, d: int, style: Sty
                        "width": float(edges[1] - edges[0]), "name": label, "opacity": 0.6,
                        "marker": {"color": PALETTE[i]},
                        "hovertemplate": tip})
-    fig = figure(traces, t("fig.hist_title", lang, d=d, n=f"{len(unscaled):,}"), t("fig.logit_value", lang),
+    fig = figure(traces, t("fig.hist_title", lang, d=d, n=len(unscaled)), t("fig.logit_value", lang),
                  t("fig.density", lang), style, layout={"barmode": "overlay", "bargap": 0, "showlegend": True})
     return fig
 

@@ -35,7 +35,7 @@ def loss_figure(df: pd.DataFrame, regression: bool, style: Style = NORMAL, lang:
         series[t("fig.accuracy", lang)] = df["accuracy"]
     title = t("fig.loss_mse", lang) if regression else t("fig.loss_ce", lang)
     y_title = t("fig.loss_mse_y", lang) if regression else t("fig.loss_ce_y", lang)
-    hlines = [(noise_floor, t("fig.noise_floor", lang, value=f"{noise_floor:.2g}"))] if noise_floor else []
+    hlines = [(noise_floor, t("fig.noise_floor", lang, value=noise_floor))] if noise_floor else []
     return lines(df["step"], series, title, t("fig.step", lang), y_title, style=style, height=340, hlines=hlines)
 
 
@@ -48,7 +48,7 @@ def entropy_figure(df: pd.DataFrame, n_layers: int, n_heads: int, ceiling: float
     traces = [line_trace(df["step"], df[f"entropy_l{layer}_h{h}"], t("fig.layer_head", lang, layer=layer, head=h),
                          PALETTE[h % len(PALETTE)], style, dash=dashes[layer % 4])
               for layer in range(n_layers) for h in range(n_heads)]
-    refs = [Line(ceiling, t("fig.ceiling", lang, value=f"{ceiling:.2f}"), "y", dash="dot"),
+    refs = [Line(ceiling, t("fig.ceiling", lang, value=ceiling), "y", dash="dot"),
             Line(0.1, t("fig.collapse_line", lang), "y", "#d62728", "dot")]
     return figure(traces, t("fig.entropy_title", lang), t("fig.step", lang), t("fig.entropy_nats", lang), style,
                   height=380, lines=refs)
@@ -164,7 +164,7 @@ def importance_figure(importance: dict, untrained: float | None = None, answer: 
     names = [t("fig.layer_head", lang, layer=layer, head=h) for layer, h in heads]
     rise = [importance[k] - base for k in heads]
     gap = (untrained - base) if untrained is not None else None
-    labels = [f"{r:+.3g}" + (t("fig.of_gap", lang, share=f"{r / gap:.0%}") if gap and gap > 0 else "") for r in rise]
+    labels = [f"{r:+.3g}" + (t("fig.of_gap", lang, share=r / gap) if gap and gap > 0 else "") for r in rise]
     outline = [3 if k == answer else 0 for k in heads]
     bar = {"type": "bar", "x": names, "y": rise, "name": t("fig.loss_rise", lang),
            "marker": {"color": [PALETTE[h % len(PALETTE)] for _, h in heads],
@@ -178,7 +178,7 @@ def importance_figure(importance: dict, untrained: float | None = None, answer: 
         annotations.append({"x": names[i], "y": rise[i], "yref": "y", "text": t("fig.answer", lang),
                             "showarrow": True, "arrowhead": 2, "ax": 0, "ay": -46, "yshift": 14,
                             "font": {"size": style.font_size, "color": "#111111"}})
-    title = t("fig.importance_title", lang, base=f"{base:.3g}")
+    title = t("fig.importance_title", lang, base=base)
     return figure([bar], title, t("fig.head", lang), t("fig.loss_rise_axis", lang), style, height=340,
                   lines=[Line(0.0, "", "y", dash="solid")], yaxis={"range": [lo - (pad if lo < 0 else 0), hi + pad]},
                   layout={"annotations": annotations} if annotations else None)
@@ -198,7 +198,7 @@ def scores_figure(df: pd.DataFrame, n_layers: int, n_heads: int, style: Style = 
                                      t(f"fig.score_{kind}", lang, layer=layer, head=h), PALETTE[h % len(PALETTE)],
                                      style, dash="solid" if layer == 0 else "dash"))
     traces.append(line_trace(df["step"], df["loss"], t("fig.loss", lang), "#555555", style, dash="dot", yaxis="y2"))
-    refs = [Line(baseline[k], t(f"fig.uniform_{k}", lang, value=f"{baseline[k]:.2f}"), "y", dash="dot")
+    refs = [Line(baseline[k], t(f"fig.uniform_{k}", lang, value=baseline[k]), "y", dash="dot")
             for k in ("prevtok", "induction")] if baseline else []
     return figure(traces, t("fig.scores_title", lang), t("fig.step", lang), t("fig.score_axis", lang), style,
                   height=380, yaxis={"range": [0, 1.05]}, lines=refs,

@@ -87,7 +87,7 @@ def _zoo(data: Mapping, h: float, m: int, kind: str, orthogonal: bool, seed: int
 @figure_of("efficient_zoo", _zoo)
 def _draw_zoo(z: dict, lang: str):
     return rfig.fit_figure(z["x"], z["y"], z["x_grid"], z["true"],
-                           {t("ef.exact", lang, h=f"{z['h']:g}"): z["exact"],
+                           {t("ef.exact", lang, h=z['h']): z["exact"],
                             t("ef.rf", lang, m=z["m"]): z["rf"], t("ef.elu", lang): z["elu"]},
                            title=t("ef.zoo_title", lang, kind=t(f"ef.kind_short_{z['kind']}", lang)), lang=lang,
                            axes=upload_axes(z, lang))
@@ -156,7 +156,7 @@ def _draw_online_logits(r: dict, lang: str):
                "name": t("ef.seen", lang, k=step), "marker": {"color": PALETTE[0], "size": 6}},
               line_trace([r["x"].min(), r["x"].max()], [r["max"][step - 1]] * 2, t("ef.running_max", lang),
                          PALETTE[1], NORMAL, dash="dash")]
-    return figure(traces, t("ef.online_title", lang, x0=f"{r['x0']:.2f}"), t("ef.key_x", lang),
+    return figure(traces, t("ef.online_title", lang, x0=r['x0']), t("ef.key_x", lang),
                   t("ef.logit_axis", lang), NORMAL, 380)
 
 
@@ -166,7 +166,7 @@ def _draw_online_running(r: dict, lang: str):
     step = min(r.get("step", len(blocks)), len(blocks))
     return common.lines(blocks, {t("ef.partial_estimate", lang): r["estimate"]}, t("ef.running_title", lang),
                         t("ef.block_axis", lang), t("ef.estimate_axis", lang), mode="lines+markers",
-                        hlines=[(r["exact"], t("ef.exact_estimate", lang, value=f"{r['exact']:.4f}"))],
+                        hlines=[(r["exact"], t("ef.exact_estimate", lang, value=r['exact']))],
                         vlines=[(step, t("ef.step_mark", lang))], height=380)
 
 

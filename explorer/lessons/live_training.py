@@ -336,8 +336,8 @@ def icl_view(example: dict, maps: list[np.ndarray]) -> dict:
 def kv_summary(rows) -> dict:
     """How much slower a token got from the shortest to the longest length, with and without the cache."""
     first, last = rows[0], rows[-1]
-    return {"s0": first[0], "s1": last[0], "growth": f"{last[0] / first[0]:.0f}",
-            "cache_ratio": f"{last[1] / first[1]:.1f}", "no_cache_ratio": f"{last[2] / first[2]:.1f}"}
+    return {"s0": first[0], "s1": last[0], "growth": last[0] / first[0],
+            "cache_ratio": last[1] / first[1], "no_cache_ratio": last[2] / first[2]}
 
 
 def kv_timing_agrees(timing: dict) -> bool:
@@ -352,7 +352,7 @@ def kv_flops_summary(rows) -> dict:
     token grew with and without the cache, and how many times more work a token takes without it at the longest."""
     first, last = rows[0], rows[-1]
     total = lambda r, k: r[f"{k}_attention"] + r[f"{k}_other"]          # noqa: E731
-    return {"s0": first["length"], "s1": last["length"], "growth": f"{last['length'] / first['length']:.0f}",
-            "cache_ratio": f"{last['cache_attention'] / first['cache_attention']:.0f}",
-            "no_cache_ratio": f"{last['no_cache_attention'] / first['no_cache_attention']:.0f}",
-            "saving": f"{total(last, 'no_cache') / total(last, 'cache'):.0f}"}
+    return {"s0": first["length"], "s1": last["length"], "growth": last['length'] / first['length'],
+            "cache_ratio": last['cache_attention'] / first['cache_attention'],
+            "no_cache_ratio": last['no_cache_attention'] / first['no_cache_attention'],
+            "saving": total(last, 'no_cache') / total(last, 'cache')}

@@ -302,13 +302,13 @@ class Trainer:
                 out, weights = self.model(batch.inputs, batch.attn_mask, temperature=temp)
                 loss = self.task.loss(out, batch)
                 if not torch.isfinite(loss):
-                    self.stopped = Message("train.stopped_loss", step=s, value=loss.item(), lr=f"{self.lr:g}")
+                    self.stopped = Message("train.stopped_loss", step=s, value=loss.item(), lr=self.lr)
                     break
                 self.opt.zero_grad(set_to_none=True)
                 loss.backward()
                 grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
                 if not torch.isfinite(grad_norm):
-                    self.stopped = Message("train.stopped_grad", step=s, lr=f"{self.lr:g}")
+                    self.stopped = Message("train.stopped_grad", step=s, lr=self.lr)
                     break
                 self.opt.step()
                 acc = self.task.accuracy(out.detach(), batch)
@@ -322,9 +322,9 @@ class Trainer:
                     self._add_head_metrics(pending)
                     held = 0
                 if diverged(self.history + rows):
-                    self.stopped = Message("train.stopped_diverged", step=s, value=f"{row['loss']:.3g}",
-                                           start=f"{(self.history + rows)[0]['loss']:.3g}",
-                                           lr=f"{self.lr:g}")
+                    self.stopped = Message("train.stopped_diverged", step=s, value=row['loss'],
+                                           start=(self.history + rows)[0]['loss'],
+                                           lr=self.lr)
                     break
         finally:     # steps taken before an interruption (Ctrl-C in the CLI, an error) still land in history
             self._add_head_metrics(pending)

@@ -75,7 +75,7 @@ def _upload_controls() -> tuple[tuple, str | None]:
     state = st.session_state
     uploader_key = f"data.file.{state.setdefault('data.file_generation', 0)}"   # a new key empties the uploader
     upload = st.file_uploader(tr("data.file"), type=["csv", "txt"], key=uploader_key,
-                              help=tr("data.file_help", rows=f"{MAX_UPLOAD_ROWS:,}"))
+                              help=tr("data.file_help", rows=MAX_UPLOAD_ROWS))
     problem = None
     if upload is not None:
         state["data.unreadable"] = None
@@ -135,16 +135,16 @@ def kernel_bandwidth_controls(ds: tuple) -> None:
         mse = {label: defined_mse(cache.nw_curve(*ds, kernel, h), data["true"])[0] for label, h in values.items()}
         verdict = shared.preset_verdict(mse)
         spec = DATASETS[name]
-        listing = " · ".join(f"{h:g} {tr('nw.preset.' + label)}" for label, h in values.items())
+        listing = " · ".join(tr("nw.preset_item", h=h, label=tr(f"nw.preset.{label}")) for label, h in values.items())
         key = "nw.presets" if verdict else "nw.presets_fail"
         st.caption(tr(key, presets=listing, dataset=tr(f"dataset.{name}"), n=spec.default_n,
-                      noise=f"{spec.default_noise:g}", kernel=tr(f"kernel.{kernel}")))
+                      noise=spec.default_noise, kernel=tr(f"kernel.{kernel}")))
     else:
         st.caption(tr("nw.presets_upload"))
     cols = st.columns(len(values))
     for col, (label, value) in zip(cols, values.items(), strict=True):
-        col.button(f"h = {value:g}", on_click=_set_bandwidth, args=(value,), width="stretch",
-                   help=f"{tr('nw.preset.' + label)} (h = {value:g})" if name in DATASETS else f"h = {value:g}",
+        tip = tr("nw.preset_tip", label=tr(f"nw.preset.{label}"), h=value) if name in DATASETS else f"h = {value:g}"
+        col.button(f"h = {value:g}", on_click=_set_bandwidth, args=(value,), width="stretch", help=tip,
                    key=f"preset.{label}")
     typed_bandwidth_control()
 
@@ -161,14 +161,14 @@ def _typed_bandwidth() -> None:
     except ValueError:
         h = math.nan
     if not BANDWIDTHS[0] <= h <= BANDWIDTHS[-1]:  # also refuses nan
-        st.session_state["nw.typed_error"] = tr("nw.typed_error", text=text[:40], lo=f"{BANDWIDTHS[0]:g}",
-                                                hi=f"{BANDWIDTHS[-1]:g}")
+        st.session_state["nw.typed_error"] = tr("nw.typed_error", text=text[:40], lo=BANDWIDTHS[0],
+                                                hi=BANDWIDTHS[-1])
         return
     snapped = snap_bandwidth(h)
     st.session_state["nw.bandwidth"] = snapped
     if not math.isclose(snapped, h, rel_tol=1e-9):
-        st.session_state["nw.typed_note"] = tr("nw.typed_snapped", typed=f"{h:g}", h=f"{snapped:g}",
-                                               pct=f"{abs(snapped / h - 1):.1%}")
+        st.session_state["nw.typed_note"] = tr("nw.typed_snapped", typed=h, h=snapped,
+                                               pct=abs(snapped / h - 1))
 
 
 def typed_bandwidth_control() -> None:
@@ -176,7 +176,7 @@ def typed_bandwidth_control() -> None:
     changes nothing, a value between slider steps says which step it became."""
     st.text_input(tr("nw.typed"), key="nw.typed", on_change=_typed_bandwidth,
                   placeholder=f"{st.session_state['nw.bandwidth']:g}",
-                  help=tr("nw.typed_help", lo=f"{BANDWIDTHS[0]:g}", hi=f"{BANDWIDTHS[-1]:g}"))
+                  help=tr("nw.typed_help", lo=BANDWIDTHS[0], hi=BANDWIDTHS[-1]))
     if st.session_state.get("nw.typed_error"):
         st.error(st.session_state["nw.typed_error"])
     elif st.session_state.get("nw.typed_note"):

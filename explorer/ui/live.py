@@ -178,7 +178,7 @@ def _head_notes(notes: list, task) -> None:
             lines.append(tr(key, layer=layer, head=value, nats=COLLAPSE_NATS, steps=COLLAPSE_STEPS))
         else:
             problem = True
-            lines.append(tr("lt.duplicate", layer=layer, sim=f"{value:.2f}"))
+            lines.append(tr("lt.duplicate", layer=layer, sim=value))
     text = lines[0] if len(lines) == 1 else "\n".join(f"- {line}" for line in lines)
     (st.warning if problem else st.info)(text)
 
@@ -226,8 +226,8 @@ def live_view() -> None:
         st.dataframe(L.score_table(df, cfg.n_layers, cfg.n_heads, lang(), scores=not task.regression,
                                          baseline=baseline), hide_index=True)
         if not task.regression:
-            st.caption(tr("lt.scores_caption", u_prev=f"{baseline['prevtok']:.2f}",
-                          u_ind=f"{baseline['induction']:.2f}",
+            st.caption(tr("lt.scores_caption", u_prev=baseline['prevtok'],
+                          u_ind=baseline['induction'],
                           rows=tr("lt.rows_first_copy" if task.map_block(trainer.example) is not None
                                   else "lt.rows_all")))
         if lecture_mode():
@@ -243,8 +243,8 @@ def _maps(trainer: Trainer, specs: dict, data: dict, main: bool) -> None:
         return
     icl = show_spec(specs["icl_maps"], key="maps", main=main and LIVE_MAIN_HEIGHT)
     show_spec(specs["icl_fit"], icl, key="icl")
-    st.markdown(tr("lt.icl_text", mse=f"{icl['mse']:.3f}", nw_mse=f"{icl['nw_mse']:.3f}", h=f"{icl['h']:.2g}",
-                   floor=f"{icl['floor']:.2f}"))
+    st.markdown(tr("lt.icl_text", mse=icl['mse'], nw_mse=icl['nw_mse'], h=icl['h'],
+                   floor=icl['floor']))
 
 
 # ------------------------------------------------------------------------------------ testing the heads
@@ -257,9 +257,9 @@ def watch_text(trainer: Trainer) -> str:
     if task != "induction":
         return tr(f"watch.{task}")
     seeds, base = L.INDUCTION_SEEDS, L.uniform_baseline(trainer)
-    return tr("watch.induction", prev_lo=f"{seeds['prev'][0]:.2f}", prev_hi=f"{seeds['prev'][1]:.2f}",
-              ind_lo=f"{seeds['ind'][0]:.2f}", ind_hi=f"{seeds['ind'][1]:.2f}", u_prev=f"{base['prevtok']:.2f}",
-              u_ind=f"{base['induction']:.2f}")
+    return tr("watch.induction", prev_lo=seeds['prev'][0], prev_hi=seeds['prev'][1],
+              ind_lo=seeds['ind'][0], ind_hi=seeds['ind'][1], u_prev=base['prevtok'],
+              u_ind=base['induction'])
 
 
 def test_the_heads(trainer: Trainer) -> None:
@@ -277,24 +277,25 @@ def test_the_heads(trainer: Trainer) -> None:
               delta_color="inverse")
     if not task.regression:
         m3.metric(tr("lt.intact_acc"), f"{intact[1]:.1%}")
-        m4.metric(tr("lt.ablated_acc", n=len(chosen)), f"{off[1]:.1%}", delta=f"{(off[1] - intact[1]) * 100:+.1f} pp")
+        m4.metric(tr("lt.ablated_acc", n=len(chosen)), f"{off[1]:.1%}",
+                  delta=tr("lt.pp_delta", pp=(off[1] - intact[1]) * 100))
     ranked = sorted((k for k in importance if k != "intact"), key=lambda k: importance[k], reverse=True)
     top = ranked[0]
     pairs = [L.head_pair(h) for h in heads]
     rise = importance[top] - importance["intact"]
     revealed = prediction("lt.head", tr("lt.predict_q"), [head_name(h) for h in heads], pairs.index(top),
-                          tr("lt.predict_why", rise=f"{rise:.3g}"))
+                          tr("lt.predict_why", rise=rise))
     specs = L.figures(C.values(), trainer)
     show_spec(specs["head_importance"], {"importance": importance, "untrained": untrained}, key="importance",
               answer=top if revealed.shown else None)
-    caption = tr("lt.importance_caption", head=head_name(f"l{top[0]}h{top[1]}"), rise=f"{rise:.3g}",
-                 base=f"{importance['intact']:.3g}")
+    caption = tr("lt.importance_caption", head=head_name(f"l{top[0]}h{top[1]}"), rise=rise,
+                 base=importance['intact'])
     if result["together"] is not None:        # do the last layer's heads cover for each other?
         last = cfg.n_layers - 1
         c = L.cover([importance[(last, h)] - importance["intact"] for h in range(cfg.n_heads)],
                     result["together"] - importance["intact"], untrained - importance["intact"])
         caption += tr("punct.space") + tr("lt.cover" if c["covers"] else "lt.no_cover", layer=last,
-                                          alone=f"{c['alone']:.0%}", together=f"{c['together']:.0%}")
+                                          alone=c['alone'], together=c['together'])
     st.caption(caption)
     rows = trainer.history
     if rows and "head_scores" in specs:
@@ -313,8 +314,8 @@ def _circuits(trainer: Trainer, heads: list[str]) -> None:
     copying, composition, at_init = read["copying"], read["composition"], read["at_init"]
     if trainer.task.map_block(trainer.example) is not None:       # the induction task: its heads should copy
         seeds = L.INDUCTION_SEEDS
-        st.caption(tr("lt.circuits_induction", l1_lo=f"{seeds['l1_copy'][0]:.2f}", l1_hi=f"{seeds['l1_copy'][1]:.2f}",
-                      l0_lo=f"{seeds['l0_copy'][0]:.2f}", l0_hi=f"{seeds['l0_copy'][1]:.2f}",
+        st.caption(tr("lt.circuits_induction", l1_lo=seeds['l1_copy'][0], l1_hi=seeds['l1_copy'][1],
+                      l0_lo=seeds['l0_copy'][0], l0_hi=seeds['l0_copy'][1],
                       odd=tr("punct.list").join(f"{v:.2f}" for v in seeds["odd_copy"])))
     table = pd.DataFrame({tr("lt.col_head"): [head_name(h) for h in heads],
                           tr("lt.col_copying"): [round(copying[h], 3) for h in heads]})
@@ -323,8 +324,8 @@ def _circuits(trainer: Trainer, heads: list[str]) -> None:
     if composition:
         later = sorted({b for _, b in composition})
         earlier = sorted({a for a, _ in composition})
-        grid = pd.DataFrame([[tr("lt.kcomp_cell", now=f"{composition[(a, b)]:.2f}", init=f"{at_init[(a, b)]:.2f}")
+        grid = pd.DataFrame([[tr("lt.kcomp_cell", now=composition[(a, b)], init=at_init[(a, b)])
                               for b in later] for a in earlier],
                             index=[head_name(a) for a in earlier], columns=[head_name(b) for b in later])
-        right.caption(tr("lt.kcomp_caption", lo=f"{min(at_init.values()):.2f}", hi=f"{max(at_init.values()):.2f}"))
+        right.caption(tr("lt.kcomp_caption", lo=min(at_init.values()), hi=max(at_init.values())))
         right.dataframe(grid)

@@ -159,8 +159,8 @@ def test_the_notice_on_the_page_at_every_seed():
             r = AH.heatmap_regimes(d.x, "gaussian", xq)
             text = next(m.value for m in at.markdown if m.value.startswith("- Each row"))
             small = AH.small_h_rows(r, len(d.x), "gaussian")
-            assert t(f"ah.notice_small_{small}", kernel=t("kernel.gaussian"), small="0.01",
-                     mw_small=f"{r['max_weight_small']:.2f}", ent_small=f"{r['entropy_small']:.2f}", n=len(d.x)) in text
+            assert t(f"ah.notice_small_{small}", kernel=t("kernel.gaussian"), small=0.01,
+                     mw_small=r['max_weight_small'], ent_small=r['entropy_small'], n=len(d.x)) in text
             assert f"mean entropy {r['entropy_large']:.2f} nats against log N = {math.log(len(d.x)):.2f}" in text
 
 

@@ -124,8 +124,8 @@ def test_positive_text_quotes_theory_and_measurement():
         e = C.FIGURES["efficient_error"].compute(data=DATA, h=C.H.default, kind="positive", seed=seed)
         assert e["reach"] == pytest.approx(np.abs(DATA["x"]).max() / C.H.default)
         caption = next(c.value for c in at.caption if c.value.startswith("With positive features"))
-        assert t("ef.positive_text", reach=f"{e['reach']:.1f}", theory=f"{e['theory'][-1]:.3g}",
-                 measured=f"{e['iid'][-1]:.3g}") in caption
+        assert t("ef.positive_text", reach=e['reach'], theory=e['theory'][-1],
+                 measured=e['iid'][-1]) in caption
         assert C.feature_error_summary(e)["rare"] and t("ef.positive_rare") in caption
 
 
@@ -251,7 +251,7 @@ def test_cost_text_numbers_come_from_the_measurement():
     assert s["cross"] == 64 and s["n_max"] == 128 and s["ratio"] == pytest.approx(2.0) and s["dense_mb"] == 3
     cost["linear"] = np.array([2.0, 4.0, 3.0, 1.0]) * 1e-3
     assert C.cost_summary(cost) is None
-    assert "not faster" in t("ef.cost_never", "en", dense_max="8,192")
+    assert "not faster" in t("ef.cost_never", "en", dense_max=8192)
     assert "32 to 16,384" in t("ef.measure_help", "en") and C.COST_LENGTHS[0] == 32
 
 

@@ -72,7 +72,7 @@ def test_presets_caption_follows_the_data_shown():
             assert labelled == holds, (seed, n, noise, caption)
             if not holds:
                 assert caption.startswith(t("nw.presets_fail", presets=listing, dataset=t("dataset.sine_mix"),
-                                            n=200, noise="0.3", kernel=t("kernel.gaussian"))[:60])
+                                            n=200, noise=0.3, kernel=t("kernel.gaussian"))[:60])
 
 
 def test_picking_a_dataset_loads_its_defaults():
@@ -134,7 +134,7 @@ def test_width_text_says_what_the_optima_do_at_every_seed(name):
         ratio = max(units) / min(units)
         key = "kr.width_optima" if ratio < raw else "kr.width_optima_not_closer"
         text = _width_text_on_page(name, spec.default_n, spec.default_noise, seed)
-        assert t(key, lo=f"{min(units):.3g}", hi=f"{max(units):.3g}", units=f"{ratio:.1f}", raw=f"{raw:.1f}") \
+        assert t(key, lo=min(units), hi=max(units), units=ratio, raw=raw) \
             in text, (seed, text)
 
 
@@ -146,8 +146,7 @@ def test_width_text_at_the_ends_of_the_n_and_noise_sliders():
             d = make_dataset("sine_mix", n, noise, seed)
             agree = kr_lesson.width_agreement({k: select_bandwidth(d.x, d.y, k) for k in WIDE})
             key = "kr.width_optima" if agree["closer"] else "kr.width_optima_not_closer"
-            want = t(key, lo=f"{agree['lo']:.3g}", hi=f"{agree['hi']:.3g}", units=f"{agree['units']:.1f}",
-                     raw=f"{agree['raw']:.1f}")
+            want = t(key, lo=agree['lo'], hi=agree['hi'], units=agree['units'], raw=agree['raw'])
             assert want in _width_text_on_page("sine_mix", n, noise, seed), (n, noise)
     # Silverman's rule carries over by the same factor as the widths
     d = make_dataset("sine_mix", 200, 0.3, 0)
@@ -205,11 +204,11 @@ def test_silverman_and_the_loo_optimum_the_notice_quotes():
             silverman = 0.9 * min(d.x.std(ddof=1), (q75 - q25) / 1.34) * len(d.x) ** -0.2
             h_opt = select_bandwidth(d.x, d.y, "gaussian")
             text = next(m.value for m in at.markdown if m.value.startswith("- On this data"))
-            assert t("kr.notice", silverman=f"{silverman:.3g}", h=f"{h_opt:.3g}").split("\n")[-1] in text
+            assert t("kr.notice", silverman=silverman, h=h_opt).split("\n")[-1] in text
             assert f"h ≈ {h_opt:.3g}" in text
             mse = _preset_mse(name, spec.default_n, spec.default_noise, seed)
             for label, h in presets(name).items():
-                assert t("kr.notice_error", mse=f"{mse[label]:.3f}", h=f"{h:g}") in text, (name, seed, label)
+                assert t("kr.notice_error", mse=mse[label], h=h) in text, (name, seed, label)
 
 
 def _loo_brute(x, y, h):
@@ -245,8 +244,8 @@ def test_loo_text_and_its_caption_over_the_sliders():
         d = make_dataset("sine_mix", 200, 0.3, seed)
         scores = np.array([_loo_brute(d.x, d.y, h) for h in (LOO_BANDWIDTHS[0], LOO_BANDWIDTHS[-1])])
         best = loo_cv_scores(d.x, d.y, "gaussian", LOO_BANDWIDTHS).numpy().min()
-        want = t("kr.loo_ends", h_lo=f"{LOO_BANDWIDTHS[0]:.3g}", r_lo=f"{scores[0] / best:.2f}",
-                 h_hi=f"{LOO_BANDWIDTHS[-1]:g}", r_hi=f"{scores[1] / best:.2f}")
+        want = t("kr.loo_ends", h_lo=LOO_BANDWIDTHS[0], r_lo=scores[0] / best,
+                 h_hi=LOO_BANDWIDTHS[-1], r_hi=scores[1] / best)
         assert any(c.value == want for c in at.caption), (seed, want)
 
 
@@ -286,7 +285,7 @@ def test_snap_caption():
     worst = max(max(snap_bandwidth(h) / h, h / snap_bandwidth(h)) - 1 for h in np.logspace(-2, np.log10(20), 4001))
     assert worst <= bound + 1e-12 and worst > 0.9 * bound
     assert bound < 0.05
-    assert f"{bound:.1%}" in t("kr.snap", pct=f"{bound:.1%}")
+    assert f"{bound:.1%}" in t("kr.snap", pct=bound)
 
 
 def test_upload_presets_and_notice():
@@ -302,4 +301,4 @@ def test_upload_presets_and_notice():
     xs = np.array([float(f"{x:.3f}") for x in grid])          # the values the file holds
     ys = np.array([float(f"{math.sin(x) + 0.1 * math.cos(7 * x):.4f}") for x in grid])
     h = select_bandwidth(xs, ys, "gaussian")
-    assert any(m.value.startswith(t("kr.notice_first_upload", h=f"{h:.3g}").strip()) for m in at.markdown)
+    assert any(m.value.startswith(t("kr.notice_first_upload", h=h).strip()) for m in at.markdown)

@@ -148,7 +148,7 @@ def test_rows_text_over_the_sliders():
         q, k, v = M.example(MK.LENGTH.default, MK.D.default, seed)
         sums = _numpy_modes(q, k, v, causal_mask(MK.LENGTH.default))["post"].sum(1)
         text = next(m.value for m in at.markdown if m.value.startswith("“post”"))
-        assert t("mk.rows_early", first=f"{sums[0]:.2f}", last=f"{sums[-1]:.2f}") in text
+        assert t("mk.rows_early", first=sums[0], last=sums[-1]) in text
 
 
 @pytest.mark.sweep
@@ -173,7 +173,7 @@ def test_gradient_text_and_notes():
     assert np.allclose(np.asarray(z, dtype=float), M.gradients(q, k, v, causal_mask(MK.LENGTH.default))["post"].numpy())
     demo = M.renorm_underflow()
     assert demo["pre"] == pytest.approx(1.0) and not demo["post_renorm"] > 0.5
-    assert "rows sum to 1 while" in t("mk.grad_notes", pre=f"{demo['pre']:.0f}", renorm=f"{demo['post_renorm']:.0f}")
+    assert "rows sum to 1 while" in t("mk.grad_notes", pre=demo['pre'], renorm=demo['post_renorm'])
 
 
 def test_verdict_sentences_at_valid_length_zero():
@@ -183,7 +183,7 @@ def test_verdict_sentences_at_valid_length_zero():
     assert_clean(at)
     text = _verdicts(at)
     line = next(s for s in text.splitlines() if s.startswith(f"- **{t('modename.multiply_logits')}**"))
-    assert t("mk.v_rows", mean="1.00", low="1.00", correct="0.00") in line
+    assert t("mk.v_rows", mean=1.0, low=1.0, correct=0.0) in line
     assert "rows sum to 0.00 on average" not in text
     renorm = f"- **{t('modename.post_renorm')}**: "
     at = page("masking")

@@ -116,7 +116,7 @@ def test_kr_question_offers_choices_a_margin_apart_and_its_answer_holds(name):
     q = kr_lesson.loo_question(d.x, d.y, "gaussian", select_bandwidth(d.x, d.y, "gaussian"),
                              tuple(presets(name).values()))
     offered = [f"h = {h:g}" for h in q["h"]]
-    want = t("kr.predict_why", h=offered[q["best"]], mse=f"{q['scores'][q['best']]:.4g}", margin=f"{q['margin']:.0%}")
+    want = t("kr.predict_why", h=offered[q["best"]], mse=q['scores'][q['best']], margin=q['margin'])
     assert want in verdict_text(at)
 
 
@@ -226,7 +226,7 @@ def test_lt_head_question_matches_ablation_computed_here():
         at.button(key="predict.lt.head.reveal").click().run()
         revealed = verdict_text(at)
         assert f"**{t('fig.layer_head', layer=0, head=top)}**" in revealed, seed
-        assert t("lt.predict_why", rise=f"{loss[top] - loss[-1]:.3g}") in revealed
+        assert t("lt.predict_why", rise=loss[top] - loss[-1]) in revealed
 
 
 def test_the_figure_waits_until_revealed_and_the_switch_follows_lecture_mode_and_the_url():

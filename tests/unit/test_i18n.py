@@ -3,13 +3,17 @@ every key the code uses exists, and no user-facing sentence bypasses the catalog
 
 import ast
 import re
+import string
 
 import numpy as np
 
 from explorer.i18n import EN, STRINGS, ZH, t
 from tests.conftest import ROOT
 
-PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+def fields(text: str) -> set[tuple[str, str]]:
+    """The placeholders of a template with their number formats: ``{h:.3g}`` is ("h", ".3g")."""
+    return {(f, spec) for _, f, spec, _ in string.Formatter().parse(text) if f is not None}
 
 
 def test_both_languages_have_the_same_keys():
@@ -18,8 +22,43 @@ def test_both_languages_have_the_same_keys():
 
 
 def test_placeholders_match():
+    """Same placeholders in both languages, with the same number format: a sentence says 0.23 in both."""
+    assert fields("h = {h:.3g}, {n} points") == {("h", ".3g"), ("n", "")}
     for key in EN:
-        assert set(PLACEHOLDER.findall(EN[key])) == set(PLACEHOLDER.findall(ZH[key])), key
+        assert fields(EN[key]) == fields(ZH[key]), key
+
+
+def test_every_number_format_in_the_catalogs_formats_a_number():
+    """A template's format (``{h:.3g}``, ``{pct:.0%}``, ``{n:,}``) is applied by ``t``: each one formats a float in
+    both languages (a typo such as ``{h:.3q}`` fails here, not in front of a class)."""
+    for lang in ("en", "zh"):
+        for key, text in STRINGS[lang].items():
+            values = {f: (1234.5678 if spec else "x") for f, spec in fields(text)}
+            assert isinstance(t(key, lang, **values), str), key
+    assert t("kr.use_optimum", "en", h=0.123456) == "Use the optimum (h ≈ 0.123)"
+
+
+FORMAT_CALLS = {"tr", "t", "Message", "UserError", "Phrase"}
+
+
+def formatted_keyword_values(source: str) -> list[str]:
+    """Keyword values of text calls that are f-strings formatting a number (``tr("k", h=f"{h:.3g}")``): the format
+    belongs in the catalog's template (``{h:.3g}``), where a translation can see and change it."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in FORMAT_CALLS:
+            for kw in node.keywords:
+                if isinstance(kw.value, ast.JoinedStr) and any(
+                        isinstance(v, ast.FormattedValue) and v.format_spec is not None for v in kw.value.values):
+                    found.append(f"line {node.lineno}: {kw.arg}")
+    return found
+
+
+def test_numbers_in_sentences_are_formatted_by_the_catalog():
+    assert formatted_keyword_values('tr("a.b", h=f"{h:.3g}", n=n, name=f"{x}")') == ["line 1: h"]
+    sources = [ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.glob("explorer/**/*.py")]
+    found = {str(p.relative_to(ROOT)): formatted_keyword_values(p.read_text(encoding="utf-8")) for p in sources}
+    assert {k: v for k, v in found.items() if v} == {}
 
 
 def test_chinese_texts_are_translated():
@@ -65,8 +104,8 @@ def test_dynamic_key_families_are_complete():
 
 
 def test_t_fills_placeholders_and_falls_back_to_english():
-    assert t("kr.use_optimum", "zh", h="0.23") == "使用最优值（h ≈ 0.23）"
-    assert t("kr.use_optimum", "xx", h="0.23") == "Use the optimum (h ≈ 0.23)"
+    assert t("kr.use_optimum", "zh", h=0.23) == "使用最优值（h ≈ 0.23）"
+    assert t("kr.use_optimum", "xx", h=0.23) == "Use the optimum (h ≈ 0.23)"
 
 
 def test_chinese_wording():
@@ -225,8 +264,6 @@ NAMES = {"kernel": "kernel.", "dataset": "dataset.", "task": "taskname.", "kind"
 def test_no_noun_is_doubled_where_a_name_is_filled_in():
     """A 中文 sentence that puts a name in a placeholder must not repeat the name's own last noun: "{kernel}核" with
     高斯核 reads 高斯核核. Every name of every family, filled into every sentence that takes it."""
-    import string
-
     doubled = []
     for key, text in ZH.items():
         fields = {f for _, f, _, _ in string.Formatter().parse(text) if f}
