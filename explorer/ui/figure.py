@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib
 import pickle
+import sys
 import threading
 from collections import OrderedDict
 
@@ -129,12 +131,24 @@ def show(fig, key: str, main: bool | int = False) -> None:
     _chart(*_styled(fig, lecture_mode(), _cap(main), dark_theme()), key)
 
 
+def settle_imports(names=("pandas",)) -> None:
+    """Wait for another thread's import of ``names`` to finish. plotly's validators and JSON encoder look
+    ``pandas`` up in ``sys.modules`` without importing it; while the start-up thread (``explorer.ui.startup``) is
+    still importing pandas there, they found the half-built module and a page raised ("partially initialized
+    module 'pandas' has no attribute 'Series'"). ``import_module`` of a module being imported waits for it; of one
+    not imported at all, nothing happens here (plotly then does without it)."""
+    for name in names:
+        if name in sys.modules:
+            importlib.import_module(name)
+
+
 def show_spec(spec, data: dict | None = None, key: str | None = None, main: bool | int = False, **marks) -> dict:
     """Draw a lesson figure's ``Spec`` (``<lesson>.figures(values)[name]``: what the export writes too) with its
     marks and ``marks``; returns its data (computed, and cached, when not given) for the page's sentences. The
     finished figure is reused when the same data, marks, language, lecture mode and theme were drawn before; a
     figure of live state (a model being trained, new at every tick) is drawn and not kept, so it does not push the
     class's figures out of ``DRAWN``."""
+    settle_imports()
     data = spec_data(spec) if data is None else data
     language, lecture, dark_page, cap = lang(), lecture_mode(), dark_theme(), _cap(main)
     kept_as = figure_key(spec.lesson, spec.name, dict(data), dict(spec.marks), marks, str(language), lecture, cap,

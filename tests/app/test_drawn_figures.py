@@ -109,3 +109,25 @@ def test_a_figure_of_live_state_is_drawn_and_not_kept(monkeypatch):
     assert live and kept < charts                          # the page's live charts went past the store
     at.button(key="train.step").click().run()
     assert len(figure.DRAWN._kept) == kept                 # another step adds nothing to it
+
+
+def test_a_figure_waits_for_an_import_another_thread_has_begun(tmp_path, monkeypatch):
+    """plotly reads pandas from sys.modules without importing it; the start-up thread may be half way through
+    importing pandas when a page draws. ``settle_imports`` waits for that import (here a module that takes 0.5 s)."""
+    import sys
+    import threading
+    import time
+
+    from explorer.ui.figure import settle_imports
+
+    (tmp_path / "slow_module_for_test.py").write_text("import time\ntime.sleep(0.5)\nSeries = object\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importer = threading.Thread(target=__import__, args=("slow_module_for_test",))
+    importer.start()
+    while "slow_module_for_test" not in sys.modules:        # the other thread has begun: the module is half built
+        time.sleep(0.001)
+    assert not hasattr(sys.modules["slow_module_for_test"], "Series")
+    settle_imports(("slow_module_for_test", "a_module_nobody_imported"))
+    assert hasattr(sys.modules["slow_module_for_test"], "Series")
+    importer.join()
+    del sys.modules["slow_module_for_test"]
