@@ -10,3 +10,11 @@ os.environ["EXPLORER_WARM_UP"] = "0"
 from explorer.figures import style  # noqa: E402  (after the device is chosen)
 
 style.VALIDATE = True  # every figure the tests build goes through plotly's property validation
+
+
+def pytest_sessionstart(session):
+    """The browser tests' screenshots of an earlier run are removed once, by the process that runs the tests or,
+    under pytest-xdist, hands them out (not by each worker, which would remove the others' new ones)."""
+    if not hasattr(session.config, "workerinput"):
+        for old in (ROOT / "tests" / "artifacts").glob("*.png"):
+            old.unlink()

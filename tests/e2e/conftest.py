@@ -18,6 +18,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 # ``make test`` sets REQUIRE_BROWSER=1: there a missing Chromium fails the run; a plain ``pytest`` in a checkout
 # without one runs everything else and says what it skipped
 REQUIRED = os.environ.get("REQUIRE_BROWSER") == "1"
+# Under pytest-xdist (``make test`` runs the suite on several workers) each worker has its own server, logs and
+# poll store: "gw0", "gw1", ...; "" in a plain ``pytest``.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 MISSING = f"Chromium not found at {CHROMIUM}: install it (apt-get install chromium) or set CHROMIUM=/path/to/chromium"
 
 
@@ -33,6 +36,8 @@ def pytest_collection_modifyitems(items):
 def streamlit_server(log_name: str = "server.log"):
     """A fresh ``streamlit run app.py`` on a free loopback port, configured as ``make run`` configures it;
     yields its base URL."""
+    if WORKER:
+        log_name = f"{Path(log_name).stem}-{WORKER}.log"
     polls = ARTIFACTS / f"{Path(log_name).stem}-polls.sqlite3"         # this server's class polls, fresh each run
     for old in ARTIFACTS.glob(f"{polls.name}*"):
         old.unlink()
@@ -44,8 +49,6 @@ def streamlit_server(log_name: str = "server.log"):
 @pytest.fixture(scope="session")
 def server_url():
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for old in ARTIFACTS.glob("*.png"):
-        old.unlink()
     with streamlit_server() as url:
         yield url
 

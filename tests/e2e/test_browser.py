@@ -11,19 +11,26 @@ from tests.e2e.conftest import ARTIFACTS
 CHART = '[data-testid="stPlotlyChart"], [data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]'
 
 
-def wait_idle(page, settle: float = 0.8, timeout: float = 90) -> None:
-    """Wait until Streamlit has stopped running the script for ``settle`` seconds."""
+# Streamlit marks its app element with the state of the script run ("running", "rerunRequested", "notRunning", ...)
+# as soon as it changes, unlike the running indicator, which shows only after a delay.
+SCRIPT_STATE = """() => { const app = document.querySelector('[data-testid="stApp"]');
+  return app ? [app.dataset.testScriptState, app.dataset.testConnectionState] : [null, null]; }"""
+
+
+def wait_idle(page, settle: float = 0.4, timeout: float = 90) -> None:
+    """Wait until Streamlit is connected and has not run the script for ``settle`` seconds (a slider sends its
+    value a moment after the key press or the release, and a run can ask for another)."""
     deadline = time.time() + timeout
     quiet_since = None
     while time.time() < deadline:
-        running = page.locator('[data-testid="stStatusWidget"]').count() > 0
-        if running:
+        script, connection = page.evaluate(SCRIPT_STATE)
+        if script != "notRunning" or connection != "CONNECTED":
             quiet_since = None
         elif quiet_since is None:
             quiet_since = time.time()
         elif time.time() - quiet_since >= settle:
             return
-        time.sleep(0.1)
+        time.sleep(0.05)
     raise AssertionError("the app kept running for longer than the timeout")
 
 

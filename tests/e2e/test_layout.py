@@ -93,7 +93,7 @@ def open_page(page, url):
     if page.locator(CHART).count():
         page.wait_for_selector(CHART + " svg.main-svg")
     page.evaluate("document.fonts.ready")
-    wait_idle(page, settle=1.0)
+    wait_idle(page)
 
 
 @pytest.fixture
@@ -140,7 +140,7 @@ def test_every_chart_of_every_page_at_1400_by_1000(browser, server_url):
         for name in PAGES:
             open_page(page, f"{server_url}/{name}")
             page.set_viewport_size({"width": 1400, "height": 6000})     # every chart drawn, not only the first
-            wait_idle(page, settle=1.0)
+            wait_idle(page)
             page.screenshot(path=str(ARTIFACTS / f"w1400_{name or 'home'}.png"), full_page=True)
             m = page.evaluate(MEASURE)
             problems += [f"{name or 'home'}: {p}" for p in m["problems"] if "scrolls sideways" not in p]
