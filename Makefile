@@ -50,14 +50,20 @@ chromium:
 	  fi; \
 	fi
 
+# The suite runs on WORKERS pytest-xdist processes, a test file to a worker (a file's browser tests share one server,
+# the induction tests one set of trained models); each worker computes on one thread (tests/conftest.py).
+WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile
+
 test: $(VENV)/.dev-deps chromium
 	$(BIN)/ruff check .
-	CHROMIUM=$(CHROMIUM) REQUIRE_BROWSER=1 REQUIRE_REDIS=1 $(BIN)/python -m pytest --durations=25
+	CHROMIUM=$(CHROMIUM) REQUIRE_BROWSER=1 REQUIRE_REDIS=1 $(PYTEST) --durations=25
 
-# The edit loop: no browser and no training to convergence (every claim still swept, every page still run).
+# The edit loop: no browser (neither the app in Chromium nor PNG/SVG export through it) and no training to
+# convergence; every claim still swept, every page still run.
 test-fast: $(VENV)/.dev-deps
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -m "not e2e and not slow"
+	$(PYTEST) -m "not e2e and not slow and not browser"
 
 clean:
 	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache

@@ -2,6 +2,10 @@ import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository (the app's scripts live here)
+# Under pytest-xdist each worker computes with one thread: torch's OpenMP threads spin while they wait, and two workers
+# each running two of them on two cores made a minute of training take fifteen (measured). Set before torch loads.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("EXPLORER_DEVICE", "cpu")  # the suite is CPU-first; CUDA tests ask for it
 # AppTest runs app.py inside this process: no start-up thread computing beside the tests (tests/app/test_warm_up.py
 # runs it on purpose; the browser tests' server, like `make run`, starts it)
@@ -10,6 +14,10 @@ os.environ["EXPLORER_WARM_UP"] = "0"
 from explorer.figures import style  # noqa: E402  (after the device is chosen)
 
 style.VALIDATE = True  # every figure the tests build goes through plotly's property validation
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    import torch
+
+    torch.set_num_threads(1)
 
 
 def pytest_sessionstart(session):

@@ -125,6 +125,7 @@ def test_no_exported_table_has_an_unnamed_series_or_column():
         assert not any(s.startswith(("trace", "heatmap ", "scatter ")) for s in series), (name, series)
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(find_browser() is None, reason="PNG/SVG export needs Chrome/Chromium")
 def test_png_and_svg_exports_are_valid_files():
     fig = sample_figures()[0]

@@ -108,12 +108,17 @@ def projector(browser):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_lecture_mode_fits_a_1280_by_720_projector(projector, server_url, lang):
     """Text scaled up, the sidebar folded, Previous / Next on screen, the main figure on screen without scrolling,
-    and no title, label or tick cut off or overlapping, on every page."""
+    and no error, no title, label or tick cut off or overlapping, on every page. Screenshots: what the projector
+    shows, and in 中文 the whole page too."""
     problems = []
     for name in PAGES:
         open_page(projector, f"{server_url}/{name}?lecture=1&predict=0&lang={lang}")   # the revealed figures
         projector.screenshot(path=str(ARTIFACTS / f"lecture_{lang}_{name or 'home'}.png"))
+        if lang == "zh":
+            projector.screenshot(path=str(ARTIFACTS / f"zh_lecture_{name or 'home'}.png"), full_page=True)
         m = projector.evaluate(MEASURE)
+        if m["exceptions"]:
+            problems.append(f"{name or 'home'}: {m['exceptions']} exception(s)")
         problems += [f"{name or 'home'}: {p}" for p in m["problems"]]
         if m["font"] < 18:
             problems.append(f"{name}: text is not scaled up ({m['font']} px)")

@@ -13,15 +13,18 @@ INDUCTION_STEPS = 600          # the page's claims about the induction task are 
 @pytest.fixture(scope="session")
 def induction_seeds():
     """The induction task at its defaults, seeds 0-9: {seed: (untrained loss, trainer after 600 steps, the page's
-    evaluation batch)}. About a minute of training on two cores, once per session."""
+    evaluation batch)}, trained on as many CPU threads as the page's trainer uses (``trainer_threads``: the thread
+    count changes how sums round, and the page quotes these models). About a minute, once per session."""
+    from explorer.device import torch_threads, trainer_threads
     from explorer.lessons.live_training import EVAL_SEED, EVAL_SIZE
     from explorer.training import Trainer, ablate
 
     out = {}
-    for seed in range(10):
-        trainer = Trainer.for_task("induction", seed=seed)
-        batch = trainer.task.batch(EVAL_SIZE, torch.Generator().manual_seed(EVAL_SEED))
-        untrained = float(trainer.task.loss(ablate(trainer.initial_model(), batch.inputs, []), batch))
-        trainer.step(INDUCTION_STEPS)
-        out[seed] = (untrained, trainer, batch)
+    with torch_threads(trainer_threads()):
+        for seed in range(10):
+            trainer = Trainer.for_task("induction", seed=seed)
+            batch = trainer.task.batch(EVAL_SIZE, torch.Generator().manual_seed(EVAL_SEED))
+            untrained = float(trainer.task.loss(ablate(trainer.initial_model(), batch.inputs, []), batch))
+            trainer.step(INDUCTION_STEPS)
+            out[seed] = (untrained, trainer, batch)
     return out

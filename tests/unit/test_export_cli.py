@@ -15,6 +15,7 @@ from explorer.lessons import LESSONS
 from tests.conftest import ROOT
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(find_browser() is None, reason="PNG/SVG need Chrome/Chromium")
 def test_lecture_set_in_chinese_writes_every_file_its_manifest_names(tmp_path):
     res = subprocess.run([sys.executable, "-m", "explorer.export", "--out", str(tmp_path), "--preset", "lecture",
