@@ -17,7 +17,7 @@ SCRIPT_STATE = """() => { const app = document.querySelector('[data-testid="stAp
   return app ? [app.dataset.testScriptState, app.dataset.testConnectionState] : [null, null]; }"""
 
 
-def wait_idle(page, settle: float = 0.4, timeout: float = 90) -> None:
+def wait_idle(page, settle: float = 0.5, timeout: float = 90) -> None:
     """Wait until Streamlit is connected and has not run the script for ``settle`` seconds (a slider sends its
     value a moment after the key press or the release, and a run can ask for another)."""
     deadline = time.time() + timeout
@@ -354,9 +354,9 @@ def test_a_reload_in_lecture_mode_keeps_lecture_mode_and_every_setting(page, ser
     lecture mode too."""
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(server_url + "/masking?lecture=1")
-    page.wait_for_selector('[data-testid="stMain"] h1')
+    page.wait_for_selector('[data-testid="stMain"] [role="radiogroup"]')                # waiting at the question
     wait_idle(page)
-    assert page.locator('[data-testid="stMain"] [role="radiogroup"]').count() == 1       # waiting at the question
+    assert page.locator('[data-testid="stMain"] [role="radiogroup"]').count() == 1
     slider = page.locator(MAIN_SLIDER).first
     slider.focus()
     slider.press("ArrowRight")

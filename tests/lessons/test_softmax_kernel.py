@@ -168,6 +168,7 @@ def _learned(name, n, seed):
     return SK.FIGURES["learned_h"].compute(data={"x": d.x, "y": d.y})
 
 
+@pytest.mark.slow           # trains to convergence at every seed and setting
 @pytest.mark.sweep
 def test_learned_bandwidth_text():
     """sk.learned_text / sk.learned_text_far: the page says the learned h is next to the grid's LOO optimum of the
@@ -201,6 +202,7 @@ def _parametric(name, seed, hidden=SK.HIDDEN.default, nw_form=True):
     return SK.FIGURES["param_fit"].compute(data=data, hidden=hidden, nw_form=nw_form, seed=seed), data
 
 
+@pytest.mark.slow           # trains to convergence at every seed and setting
 @pytest.mark.sweep
 def test_nw_form_reduces_to_nw_exactly_and_says_whether_it_trained_local():
     """sk.param_text_nw / sk.param_text_nw_drift / sk.nw_form_help / sk.hidden_help: with values = y and no output
@@ -232,6 +234,7 @@ def test_nw_form_reduces_to_nw_exactly_and_says_whether_it_trained_local():
     assert "stay local" in text or "drift" in text
 
 
+@pytest.mark.slow           # trains to convergence at every seed and setting
 @pytest.mark.sweep
 def test_free_form_quotes_where_its_top_weight_lies():
     """sk.param_text_free: the query and the point carrying its largest weight are those of the trained layer's
