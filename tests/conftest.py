@@ -26,3 +26,16 @@ def pytest_sessionstart(session):
     if not hasattr(session.config, "workerinput"):
         for old in (ROOT / "tests" / "artifacts").glob("*.png"):
             old.unlink()
+
+
+# The longest files first. make test hands out whole files to its workers (pytest-xdist, --dist loadfile), in this
+# order; a long file handed out last is the whole run's tail (the induction models, the browser walks: a minute or
+# more each). Within a file, and for every other file, the order is pytest's own.
+LONGEST_FIRST = ("tests/lessons/test_live_training.py", "tests/e2e/test_layout.py", "tests/e2e/test_browser.py",
+                 "tests/lessons/test_icl_bandwidth.py", "tests/e2e/test_replicas.py", "tests/unit/test_export_cli.py",
+                 "tests/lessons/test_efficient_attention.py", "tests/lessons/test_softmax_kernel.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(Path(item.fspath).relative_to(ROOT).as_posix(), len(rank)))
