@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib
 import pickle
-import sys
 import threading
 from collections import OrderedDict
 
 import numpy as np
+import pandas  # noqa: F401  (see below)
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -25,6 +24,12 @@ from ..figures.files import MIME, image_formats_available, to_bytes
 from ..figures.style import LECTURE, NORMAL, prepared
 from .cache import spec_data
 from .state import lang, lecture_mode, tr
+
+# pandas is imported with this module, before any session can draw: plotly's validators and JSON encoder read
+# sys.modules["pandas"] without importing it, and while another thread (the start-up thread, or a session computing
+# a table) was half way through importing pandas they found the half-built module and the page raised
+# ("partially initialized module 'pandas' has no attribute 'Series'"). An import of a module that another thread
+# is importing waits for it, so once this module is loaded pandas is whole.
 
 
 def dark_theme() -> bool:
@@ -131,24 +136,12 @@ def show(fig, key: str, main: bool | int = False) -> None:
     _chart(*_styled(fig, lecture_mode(), _cap(main), dark_theme()), key)
 
 
-def settle_imports(names=("pandas",)) -> None:
-    """Wait for another thread's import of ``names`` to finish. plotly's validators and JSON encoder look
-    ``pandas`` up in ``sys.modules`` without importing it; while the start-up thread (``explorer.ui.startup``) is
-    still importing pandas there, they found the half-built module and a page raised ("partially initialized
-    module 'pandas' has no attribute 'Series'"). ``import_module`` of a module being imported waits for it; of one
-    not imported at all, nothing happens here (plotly then does without it)."""
-    for name in names:
-        if name in sys.modules:
-            importlib.import_module(name)
-
-
 def show_spec(spec, data: dict | None = None, key: str | None = None, main: bool | int = False, **marks) -> dict:
     """Draw a lesson figure's ``Spec`` (``<lesson>.figures(values)[name]``: what the export writes too) with its
     marks and ``marks``; returns its data (computed, and cached, when not given) for the page's sentences. The
     finished figure is reused when the same data, marks, language, lecture mode and theme were drawn before; a
     figure of live state (a model being trained, new at every tick) is drawn and not kept, so it does not push the
     class's figures out of ``DRAWN``."""
-    settle_imports()
     data = spec_data(spec) if data is None else data
     language, lecture, dark_page, cap = lang(), lecture_mode(), dark_theme(), _cap(main)
     kept_as = figure_key(spec.lesson, spec.name, dict(data), dict(spec.marks), marks, str(language), lecture, cap,
