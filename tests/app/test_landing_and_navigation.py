@@ -14,12 +14,14 @@ NAMES = [lesson.name for lesson in LESSONS]
 
 
 def test_the_landing_page_draws_without_importing_torch():
-    """A fresh interpreter runs the router and the landing page: torch (and the compute modules) stay unloaded."""
+    """A fresh interpreter runs the router and the landing page: torch, pandas and the compute modules stay unloaded
+    (pandas comes with the first page that draws a figure, ``explorer.ui.figure``: plotly must never find it
+    half-imported by another thread)."""
     code = ("import sys; from streamlit.testing.v1 import AppTest; "
             f"at = AppTest.from_file({str(ROOT / 'app.py')!r}, default_timeout=120).run(); "
             "assert not at.exception, at.exception; assert at.title[0].value == 'Attention Explorer'; "
-            "loaded = sorted(m for m in sys.modules if m == 'torch' or m.startswith(('explorer.regression', "
-            "'explorer.kernels', 'explorer.figures'))); print(loaded)")
+            "loaded = sorted(m for m in sys.modules if m in ('torch', 'pandas') "
+            "or m.startswith(('explorer.regression', 'explorer.kernels', 'explorer.figures'))); print(loaded)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "[]"
