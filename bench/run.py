@@ -631,6 +631,37 @@ def bench_floor():
                 "median <= 2× the floor's", max(new, again) <= 2 * f_med)
 
 
+def bench_drag():
+    """The main figure following the thumb (issue "light and live", item 5): on each lesson page, in Chromium, the
+    slider under the main figure dragged a step per mouse move from end to end (tests/e2e/test_follow.py's drag,
+    three times on a warm server): frames drawn per second during the drag, the time between frames, and the time
+    from the release to the rest of the page rerun."""
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if not Path(chromium).exists():
+        row("drag frames", "skipped: no Chromium", ">= 20 frames/s", False)
+        return
+    from playwright.sync_api import sync_playwright
+
+    from tests.e2e.test_follow import PAGES, measure
+
+    with sync_playwright() as pw, AppServer(timeout=120) as server:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=BROWSER_ARGS)
+        page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+        page.goto(server.url)
+        page.wait_for_selector(LANDING_DRAWN, timeout=120_000)
+        time.sleep(15.0)                                 # the start-up warm-up has had its time
+        for name, setup, control in PAGES:
+            runs = [measure(page, f"{server.url}/{name}?predict=0&{setup}", name, "bench", shots=None)
+                    for _ in range(3)]
+            fps = statistics.median(r["frames_per_s"] for r in runs)
+            gap = statistics.median(r["ms_between_frames_median"] for r in runs)
+            after = statistics.median(r["release_to_page_s"] for r in runs)
+            row(f"drag on {name}'s main figure ({control}, {runs[0]['frames']} frames end to end): frames/s during "
+                f"the drag, ms between frames, release to the rest of the page (median of 3 drags)",
+                f"{fps:.0f} frames/s, {gap:.0f} ms, {after:.2f} s", ">= 20 frames/s", fps >= 20)
+        browser.close()
+
+
 def bench_icl_bandwidth():
     """Attention learns its bandwidth: one grid point (the softmax unit and linear attention trained, the oracle and
     leave-one-out bandwidths) and the page's whole sweep (five L), at the page's defaults, in this process."""
@@ -658,7 +689,7 @@ def main():
     for fn in (bench_loop, bench_search, bench_statsmodels, bench_sdpa, bench_fast_large, bench_fgt_many_queries,
                bench_large, bench_causal_linear, bench_pages,
                bench_upload, bench_training, bench_efficient, bench_icl_bandwidth, bench_floor, bench_cold_start,
-               bench_first_visits,
+               bench_first_visits, bench_drag,
                bench_live_browser):
         if chosen and not any(c in fn.__name__ for c in chosen):
             continue

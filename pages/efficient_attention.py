@@ -8,6 +8,7 @@ from explorer.ui.cache import spec_data
 from explorer.ui.control import stop_page
 from explorer.ui.controls import dataset_controls, lesson_controls
 from explorer.ui.figure import show_spec
+from explorer.ui.follow import Follow
 from explorer.ui.layout import controls_and_figure, explanation, on_demand
 from explorer.ui.page import lesson_page
 from explorer.ui.predict import prediction
@@ -27,7 +28,7 @@ with lesson_page(C, question="ef.question"):
     h, kind, m, orthogonal, seed = C.H.draw(c1), C.KIND.draw(c2), C.M.draw(c3), C.ORTH.draw(c4), C.SEED.draw(c5)
     specs = L.figures(C.values(), data)
     with main:
-        zoo = show_spec(specs["efficient_zoo"], main=True)
+        zoo = show_spec(specs["efficient_zoo"], main=True, follow=Follow(C.M, lambda v: L.figures(v, data), C.values()))
     st.markdown(tr("ef.zoo_text", w_err=zoo['weight_error'], f_err=zoo['fit_error'],
                    spread=zoo['elu_spread']))
 

@@ -17,6 +17,7 @@ from explorer.ui.controls import (
     set_bandwidth_button,
 )
 from explorer.ui.figure import show_spec
+from explorer.ui.follow import Follow
 from explorer.ui.layout import explanation
 from explorer.ui.page import lesson_page
 from explorer.ui.predict import prediction
@@ -40,7 +41,8 @@ with lesson_page(C, question="kr.question"):
         data = cache.dataset(*ds)
         specs = L.figures(C.values(), data)
         with right:
-            fit = show_spec(specs["fit"], main=True)
+            fit = show_spec(specs["fit"], main=True,
+                            follow=Follow(C.BANDWIDTH, lambda v: L.figures(v, data), C.values()))
     except ValueError as err:
         stop_page(say(err))
 

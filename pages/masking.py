@@ -9,6 +9,7 @@ from explorer.masking import renorm_underflow
 from explorer.ui.control import stop_page
 from explorer.ui.controls import lesson_controls
 from explorer.ui.figure import show_spec
+from explorer.ui.follow import Follow
 from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page import lesson_page
 from explorer.ui.predict import prediction
@@ -56,7 +57,8 @@ with lesson_page(C, question="mk.question"):
     specs = L.figures(C.values())
     try:
         with main:
-            ex = show_spec(specs["masking"], key="pair", main=True)
+            ex = show_spec(specs["masking"], key="pair", main=True,      # the valid length, when a mask has one
+                           follow=None if kind == "causal" else Follow(C.VALID, L.figures, C.values(), hi=length))
     except ValueError as err:
         stop_page(say(err))
     mask, report = ex["mask"], ex["report"].set_index("mode")

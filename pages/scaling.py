@@ -11,6 +11,7 @@ from explorer.ui.cache import spec_data
 from explorer.ui.control import stop_page
 from explorer.ui.controls import lesson_controls
 from explorer.ui.figure import show_spec
+from explorer.ui.follow import Follow
 from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page import lesson_page
 from explorer.ui.predict import prediction
@@ -34,7 +35,7 @@ with lesson_page(C, question="sc.question"):
         law = L.growth_law(un["d"], un["logit_std"])
         revealed = prediction("sc.growth", tr("sc.predict_q"), laws, law,
                               tr("sc.predict_why", d=d, std=std_d, root=math.sqrt(d)))
-        show_spec(specs["logit_std"], tables, key="std", main=True,
+        show_spec(specs["logit_std"], tables, key="std", main=True, follow=Follow(C.D, L.figures, C.values()),
                   answer=tr("fig.answer_is", answer=laws[law]) if revealed.shown else None)
     # the number the question is about, only once it is answered
     c1.metric(tr("sc.metric", d=d), f"{std_d:.2f}", help=tr("sc.metric_help", value=math.sqrt(d)))

@@ -10,6 +10,7 @@ from explorer.ui.cache import spec_data
 from explorer.ui.control import stop_page
 from explorer.ui.controls import dataset_controls, lesson_controls
 from explorer.ui.figure import show_spec
+from explorer.ui.follow import Follow
 from explorer.ui.layout import controls_and_figure, explanation
 from explorer.ui.page import lesson_page
 from explorer.ui.predict import prediction
@@ -51,7 +52,8 @@ with lesson_page(C, question="sk.question"):
         revealed = prediction("sk.gap", tr("sk.predict_q", spread=spread), gaps, gap,
                               tr("sk.predict_why", diff=res['max_diff'], lo=res['key_norms'].min(),
                                  hi=res['key_norms'].max()))
-        show_spec(specs["softmax_vs_kernel"], res, key="side_by_side", main=True,
+        show_spec(specs["softmax_vs_kernel"], res, key="side_by_side", main=True,    # τ, or d when τ = √d
+                  follow=Follow(C.D if C.TAU_SQRT_D.value else C.TAU, lambda v: L.figures(v, data), C.values()),
                   answer=tr("sk.answer_mark", answer=gaps[gap], diff=res['max_diff'])
                   if revealed.shown else None)
     if lecture_mode():                  # the figure first, then the identity and what it shows

@@ -392,6 +392,11 @@ def legend_inside(fig: go.Figure, width: float, hide_at_most: float = 0.03) -> b
     return True
 
 
+def axis_band(font_size: float, has_x_title: bool) -> float:
+    """px under the plot that the x axis's tick labels (and its title) take."""
+    return font_size * (1.8 + (1.7 if has_x_title else 0)) + 12
+
+
 def place_legend(fig: go.Figure, width: float = LEGEND_ROW, max_rows: int = 1) -> go.Figure:
     """Put a legend drawn below the plot at the bottom of the figure, under the x axis's tick labels and title,
     with a bottom margin that holds both. Its entries run in rows when they fit in ``max_rows`` rows of ``width``
@@ -409,9 +414,8 @@ def place_legend(fig: go.Figure, width: float = LEGEND_ROW, max_rows: int = 1) -
     packed = legend_rows(names, font, width)
     in_rows = packed <= max_rows
     rows = packed if in_rows else len(names)
-    axis_font = fig.layout.font.size or NORMAL.font_size
     has_x_title = any(fig.layout[k].title.text for k in fig.layout if k.startswith("xaxis"))
-    axis = axis_font * (1.8 + (1.7 if has_x_title else 0)) + 12
+    axis = axis_band(fig.layout.font.size or NORMAL.font_size, has_x_title)
     legend.update(orientation="h" if in_rows else "v", yref="container", y=0, yanchor="bottom", x=0, xanchor="left",
                   tracegroupgap=0)
     fig.layout.margin.b = round(axis + rows * font * 1.45 + 8)

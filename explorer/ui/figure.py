@@ -22,7 +22,9 @@ import streamlit as st
 from ..figures.dark import dark
 from ..figures.files import MIME, image_formats_available, to_bytes
 from ..figures.style import LECTURE, NORMAL, prepared
+from . import follow as following
 from .cache import spec_data
+from .follow import Follow
 from .state import lang, lecture_mode, tr
 
 # pandas is imported with this module, before any session can draw: plotly's validators and JSON encoder read
@@ -37,6 +39,7 @@ def dark_theme() -> bool:
     return st.context.theme.type == "dark"
 
 
+SLIDER_FONT = 12     # px: the step labels of the slider under a followed figure
 LECTURE_MAIN_HEIGHT = 450     # px: a page's main figure under its title on a 1280 x 720 projector
 # the longest title line (in Latin letters; a CJK character counts two) that fits a half-width chart, normally
 # at 1400 px and in lecture mode at 1280 px
@@ -70,6 +73,8 @@ class DrawnFigures:
 
 
 DRAWN = DrawnFigures()
+FOLLOWED = DrawnFigures(size=64)     # a followed figure's frames (per setting of the other controls) and the figure
+#                                      sent with them (explorer.ui.follow); heavier than one figure, so fewer kept
 
 
 def figure_key(*parts) -> bytes | None:
@@ -136,20 +141,63 @@ def show(fig, key: str, main: bool | int = False) -> None:
     _chart(*_styled(fig, lecture_mode(), _cap(main), dark_theme()), key)
 
 
-def show_spec(spec, data: dict | None = None, key: str | None = None, main: bool | int = False, **marks) -> dict:
+def show_spec(spec, data: dict | None = None, key: str | None = None, main: bool | int = False,
+              follow: Follow | None = None, **marks) -> dict:
     """Draw a lesson figure's ``Spec`` (``<lesson>.figures(values)[name]``: what the export writes too) with its
     marks and ``marks``; returns its data (computed, and cached, when not given) for the page's sentences. The
     finished figure is reused when the same data, marks, language, lecture mode and theme were drawn before; a
     figure of live state (a model being trained, new at every tick) is drawn and not kept, so it does not push the
-    class's figures out of ``DRAWN``."""
+    class's figures out of ``DRAWN``. ``follow``: the control whose values the figure is also sent at, as frames
+    a slider under it plays while dragged (``explorer.ui.follow``)."""
     data = spec_data(spec) if data is None else data
     language, lecture, dark_page, cap = lang(), lecture_mode(), dark_theme(), _cap(main)
     kept_as = figure_key(spec.lesson, spec.name, dict(data), dict(spec.marks), marks, str(language), lecture, cap,
                          dark_page) if spec.figure_def.cached else None
     light, drawn = DRAWN.get(kept_as,
                              lambda: _styled(spec.draw(data, language, **marks), lecture, cap, dark_page))
+    if follow is not None:
+        drawn = _following(spec, follow, drawn, kept_as, marks, language, lecture, cap, dark_page)
     _chart(light, drawn, key or spec.name)
+    if follow is not None:
+        following.listen(follow.control)
     return data
+
+
+def _following(spec, follow: Follow, drawn, kept_as, marks, language, lecture, cap, dark_page):
+    """``drawn`` with frames at the followed control's grid (built once per server for the other settings) and at
+    its current value, and the slider that plays them; ``drawn`` itself when the figure does not change over the
+    grid, or changes in its traces' number or kind."""
+    grid = follow.grid()
+
+    def build():
+        figs = {}
+        for value in grid:
+            try:
+                at = follow.specs_at({**follow.values, follow.control.key: value})[spec.name]
+                figs[value] = _styled(at.draw(spec_data(at), language, **marks), lecture, cap, dark_page)[1].to_dict()
+            except ValueError:          # a value the other settings rule out: no frame
+                continue
+        changes = following.varying(list(figs.values())) if len(figs) > 1 else None
+        return None if changes is None else (changes, {v: following.frame(f, v, changes) for v, f in figs.items()})
+
+    built = FOLLOWED.get(figure_key("frames", spec.lesson, spec.name, follow.others(), grid, marks, str(language),
+                                    lecture, cap, dark_page), build)
+    if built is None:
+        return drawn
+
+    def compose():
+        changes, framed = built
+        base = drawn.to_dict()
+        framed = {v: f for v, f in framed.items() if f is not None}
+        if not any(following.same(v, follow.current) for v in framed):
+            now = following.frame(base, follow.current, changes)
+            if now is None:
+                return drawn
+            framed = dict(sorted({**framed, follow.current: now}.items()))
+        return go.Figure(following.attach(base, follow, framed, SLIDER_FONT, dark_page,
+                                          with_slider=not lecture), _validate=False)
+    kept = None if kept_as is None else figure_key("followed", kept_as, follow.others(), follow.current, grid)
+    return FOLLOWED.get(kept, compose)
 
 
 def file_stem(key: str) -> str:

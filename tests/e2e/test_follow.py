@@ -1,0 +1,180 @@
+"""Drag the slider under each lesson's main figure in Chromium: the figure redraws while the thumb moves (frames
+played in the browser, no server round trip), and on release the page's control and the link take the value.
+
+What is asserted is what must happen (frames drawn during the drag, each a different value; the control and
+the link at the released value; no exception). How fast is recorded, not asserted: frames per second during the
+drag, the time plotly takes per frame and the time from the release to the rest of the page are written to
+tests/artifacts/follow_drag.json (``make bench`` reports the same measurements); the mid-drag screenshots are
+saved as follow_<page>_<variant>.png."""
+
+import json
+import statistics
+import time
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from explorer.ui.follow import widget_class
+from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.test_browser import SCRIPT_STATE, wait_idle
+
+# page, what the link sets first, the control the main figure follows
+PAGES = [
+    ("kernel_regression", "", "nw.bandwidth"),
+    ("softmax_kernel", "", "sk.d"),
+    ("masking", "mask.kind=padding&mask.length=16", "mask.valid"),
+    ("scaling", "", "scale.d"),
+    ("efficient_attention", "", "ef.m"),
+]
+
+COUNT = """() => { const gd = [...document.querySelectorAll('.js-plotly-plot')]
+    .find(g => g.layout && g.layout.meta && g.layout.meta.follow);
+  window.__follow = {changed: [], drawn: [], values: []};
+  gd.on('plotly_sliderchange', (e) => { window.__follow.changed.push(performance.now());
+                                        window.__follow.values.push(e.step.value); });
+  gd.on('plotly_animated', () => window.__follow.drawn.push(performance.now()));
+  return gd.layout.meta.follow; }"""
+
+
+def drag(page) -> dict:
+    """Drag the followed figure's slider from its first step to its last, one step per mouse move (as fast as
+    the page takes the moves), then back to the middle, held there for the screenshot, and release."""
+    chart = page.locator(".js-plotly-plot:has(.slider-rail-touch-rect)").first
+    chart.scroll_into_view_if_needed()
+    followed = page.evaluate(COUNT)
+    n = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
+        .find(g => g.layout && g.layout.meta && g.layout.meta.follow).layout.sliders[0].steps.length""")
+    rail = chart.locator(".slider-rail-touch-rect").bounding_box()
+    y = rail["y"] + rail["height"] / 2
+
+    def at(i):
+        return rail["x"] + 2 + (rail["width"] - 4) * i / (n - 1)
+    page.mouse.move(at(0), y)
+    page.mouse.down()
+    start = time.time()
+    for i in range(1, n):
+        page.mouse.move(at(i), y)
+    page.wait_for_function("n => window.__follow.drawn.length >= n", arg=n - 1, timeout=10_000)
+    dragged = time.time() - start
+    seen = page.evaluate("() => JSON.parse(JSON.stringify(window.__follow))")
+    page.mouse.move(at(n // 2), y, steps=4)
+    page.wait_for_function("n => window.__follow.drawn.length >= n", arg=n, timeout=10_000)
+    shot = page.screenshot()
+    middle = page.evaluate("window.__follow.values.at(-1)")
+    page.mouse.up()
+    released = time.time()
+    return {"followed": followed, "seen": seen, "drag_s": dragged, "released": released, "mid_drag": shot,
+            "released_at": middle}
+
+
+def drag_control(page, key: str) -> dict:
+    """Drag the page's own slider (the control the main figure follows) from its left end to its right end and
+    back to the middle; returns what the figure drew while it moved, and the value it was released at."""
+    widget = page.locator(f".{widget_class(key)}")
+    widget.scroll_into_view_if_needed()
+    page.evaluate(COUNT)
+    track = widget.locator('[role="group"]').first.bounding_box()
+    thumb = widget.locator('[data-testid="stSliderThumbValue"]').locator("..").bounding_box()
+    y = thumb["y"] + thumb["height"] / 2
+    page.mouse.move(thumb["x"] + thumb["width"] / 2, y)
+    page.mouse.down()
+    start = time.time()
+    for i in range(31):
+        page.mouse.move(track["x"] + track["width"] * i / 30, y)
+    page.mouse.move(track["x"] + track["width"] / 2, y, steps=5)
+    page.wait_for_timeout(300)
+    dragged = time.time() - start
+    shot = page.screenshot()
+    released_at = widget.locator('[data-testid="stSliderThumbValue"]').inner_text().strip()
+    seen = page.evaluate("() => JSON.parse(JSON.stringify(window.__follow))")
+    page.mouse.up()
+    return {"seen": seen, "drag_s": dragged, "released": time.time(), "mid_drag": shot, "released_at": released_at}
+
+
+def rest_of_page_after(page, released: float, timeout: float = 60) -> float:
+    """Seconds from the release until the rerun it starts has finished."""
+    deadline, ran = time.time() + timeout, False
+    while time.time() < deadline:
+        script, _ = page.evaluate(SCRIPT_STATE)
+        ran = ran or script != "notRunning"
+        if ran and script == "notRunning":
+            return time.time() - released
+        time.sleep(0.02)
+    raise AssertionError("the release started no rerun")
+
+
+def measure(page, url: str, name: str, variant: str, shots=ARTIFACTS) -> dict:
+    """Open ``url``, drag its followed figure's slider and release (``drag``); what was drawn and how fast, the
+    mid-drag screenshot saved under ``shots`` (None: not saved). ``make bench`` calls this too."""
+    page.goto(url)
+    page.wait_for_selector(".js-plotly-plot .slider-rail-touch-rect")
+    wait_idle(page)
+    got = drag(page)
+    if shots is not None:
+        (shots / f"follow_{name}_{variant}.png").write_bytes(got["mid_drag"])
+    seen = got["seen"]
+    after = rest_of_page_after(page, got["released"])
+    wait_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0, f"exception on {name} after the drag"
+    drawn = seen["drawn"][:len(seen["values"])]
+    gaps = [b - a for a, b in zip(drawn, drawn[1:])]          # ms between frames drawn one after another
+    return {"page": name, "variant": variant, "control": got["followed"], "values": seen["values"],
+            "frames": len(seen["drawn"]), "drag_s": round(got["drag_s"], 3),
+            "frames_per_s": round(1000 * len(gaps) / sum(gaps), 1) if gaps else None,
+            "ms_between_frames_median": round(statistics.median(gaps), 1) if gaps else None,
+            "ms_between_frames_max": round(max(gaps), 1) if gaps else None,
+            "released_at": got["released_at"], "release_to_page_s": round(after, 3), "url": page.url}
+
+
+@pytest.fixture
+def screen(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+def test_each_main_figure_follows_a_drag_and_the_release_sets_the_control(screen, server_url):
+    rows = []
+    for name, setup, control in PAGES:
+        row = measure(screen, f"{server_url}/{name}?predict=0&{setup}", name, "1400")
+        rows.append(row)
+        assert row["control"] == control
+        assert row["frames"] >= 3, f"{name}: {row['frames']} frames drawn during the drag"
+        assert row["released_at"] not in (row["values"][0], row["values"][-1])
+        assert len(set(row["values"])) == len(row["values"]) >= 3, f"{name}: steps {row['values']}"
+        link = parse_qs(urlparse(row["url"]).query)
+        assert link[control] == [row["released_at"]], f"{name}: the link says {link.get(control)}"
+    (ARTIFACTS / "follow_drag.json").write_text(json.dumps(rows, indent=1))
+
+
+def test_the_pages_own_slider_is_a_thumb_too_in_lecture_mode_in_chinese_and_in_the_dark(browser, server_url):
+    """Lecture mode has no room for a slider under the figure: dragging the page's own control plays the frames
+    (on a 1280 x 720 projector, in Chinese); at 1400 px both thumbs do, on a dark page too."""
+    rows = []
+    for name, key, variant, options, query in [
+            ("kernel_regression", "nw.bandwidth", "lecture_zh", {"viewport": {"width": 1280, "height": 720}},
+             "lecture=1&lang=zh"),
+            ("scaling", "scale.d", "lecture_zh", {"viewport": {"width": 1280, "height": 720}}, "lecture=1&lang=zh"),
+            ("kernel_regression", "nw.bandwidth", "dark_control",
+             {"viewport": {"width": 1400, "height": 900}, "color_scheme": "dark"}, "lang=en")]:
+        context = browser.new_context(**options)
+        try:
+            page = context.new_page()
+            page.goto(f"{server_url}/{name}?predict=0&{query}")
+            page.wait_for_selector('[data-testid="stMain"] .js-plotly-plot')
+            wait_idle(page)
+            assert (page.locator(".js-plotly-plot .slider-rail-touch-rect").count() == 0) == ("lecture" in variant)
+            got = drag_control(page, key)
+            (ARTIFACTS / f"follow_{name}_{variant}.png").write_bytes(got["mid_drag"])
+            rest_of_page_after(page, got["released"])
+            wait_idle(page)
+            assert page.locator('[data-testid="stException"]').count() == 0
+            link = parse_qs(urlparse(page.url).query)
+            assert link[key] == [got["released_at"]], f"{name}: the link says {link.get(key)}"
+            drawn = got["seen"]["drawn"]
+            rows.append({"page": name, "variant": variant, "frames": len(drawn), "drag_s": round(got["drag_s"], 3),
+                         "released_at": got["released_at"]})
+            assert len(drawn) >= 3, f"{name} ({variant}): {len(drawn)} frames while the page's slider moved"
+        finally:
+            context.close()
+    (ARTIFACTS / "follow_drag_control.json").write_text(json.dumps(rows, indent=1))
