@@ -69,7 +69,7 @@ def steps(param, lo=None, hi=None, most: int = MAX_STEPS) -> list:
     else:
         first, last = param.range(lo, hi)
         step = param.step or 1
-        values = [first + i * step for i in range(int(round((last - first) / step)) + 1)]
+        values = [first + i * step for i in range(round((last - first) / step) + 1)]
     if len(values) <= most:
         return values
     picks = np.unique(np.round(np.linspace(0, len(values) - 1, most)).astype(int))
@@ -88,7 +88,7 @@ def same(a, b) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     return a == b
 
 
@@ -106,7 +106,7 @@ def varying(figs: Sequence[dict]) -> tuple[dict[int, list], list] | None:
     props: dict[int, set] = {i: set() for i in range(len(first["data"]))}
     layout: set = set()
     for fig in rest:
-        for i, (t, b) in enumerate(zip(fig["data"], first["data"])):
+        for i, (t, b) in enumerate(zip(fig["data"], first["data"], strict=True)):
             props[i].update(k for k in t.keys() | b.keys() if not same(t.get(k), b.get(k)))
         layout.update(k for k in fig["layout"].keys() | first["layout"].keys()
                       if k not in SKIPPED_LAYOUT and not same(fig["layout"].get(k), first["layout"].get(k)))
@@ -143,7 +143,7 @@ def slider(param_key: str, values: Sequence, texts: Sequence[str], dumps: Sequen
     return {"name": f"follow:{param_key}", "active": active, "x": 0.0, "len": 1.0, "y": 0.0, "yanchor": "top",
             "pad": {"t": top, "b": 0, "l": 0, "r": 0}, "ticklen": 4, "currentvalue": {"visible": False},
             "steps": [{"label": text, "value": dump, "method": "animate", "args": [[str(v)], play]}
-                      for v, text, dump in zip(values, texts, dumps)], **colours}
+                      for v, text, dump in zip(values, texts, dumps, strict=True)], **colours}
 
 
 def attach(fig_dict: dict, follow: Follow, framed: Mapping[Any, dict], font_size: int, dark_page: bool,

@@ -120,7 +120,7 @@ def test_scaling_frames_mark_each_d():
     for value, f in shown:
         marks = [s.get("x0") for s in f["layout"].get("shapes", [])] + \
             [a.get("x") for a in f["layout"].get("annotations", [])]
-        assert any(m is not None and np.isclose(float(m), np.log10(int(value))) or m == int(value)
+        assert any((m is not None and np.isclose(float(m), np.log10(int(value)))) or m == int(value)
                    for m in marks), f"no mark at d = {value}"
 
 

@@ -7,6 +7,7 @@ drag, the time plotly takes per frame and the time from the release to the rest 
 tests/artifacts/follow_drag.json (``make bench`` reports the same measurements); the mid-drag screenshots are
 saved as follow_<page>_<variant>.png."""
 
+import itertools
 import json
 import statistics
 import time
@@ -117,7 +118,7 @@ def measure(page, url: str, name: str, variant: str, shots=ARTIFACTS) -> dict:
     wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0, f"exception on {name} after the drag"
     drawn = seen["drawn"][:len(seen["values"])]
-    gaps = [b - a for a, b in zip(drawn, drawn[1:])]          # ms between frames drawn one after another
+    gaps = [b - a for a, b in itertools.pairwise(drawn)]          # ms between frames drawn one after another
     return {"page": name, "variant": variant, "control": got["followed"], "values": seen["values"],
             "frames": len(seen["drawn"]), "drag_s": round(got["drag_s"], 3),
             "frames_per_s": round(1000 * len(gaps) / sum(gaps), 1) if gaps else None,
