@@ -264,17 +264,20 @@ SCORE_WINDOW = 10     # the score table averages each head's metrics over the la
 
 
 # What the induction task's models do at its defaults after 600 steps, seeds 0-9, on the page's evaluation batch,
-# trained as the page trains them (one CPU thread, ``device.trainer_threads``; two threads round differently and
-# give 0.88 and 0.61 below): tests/lessons/test_live_training.py trains all ten and checks every number. Nine form
-# the textbook pair, seed 3 reaches the same loss another way.
+# trained as the page trains them (one CPU thread, ``device.trainer_threads``). Each pair is a range that holds
+# every value and sits within 0.05 of the extremes: the exact scores move by a few hundredths with the CPU's
+# vector unit and the thread count (the best prevtok's minimum is 0.70 on one machine, 0.68 on another), so the
+# page quotes ranges, not extremes. tests/lessons/test_live_training.py trains all ten and checks every number.
+# Nine form the textbook pair, seed 3 reaches the same loss another way.
 INDUCTION_SEEDS = {
     "odd": (3,),
-    "prev": (0.70, 0.89),          # best layer-0 prevtok of the nine (first copy)
-    "ind": (0.97, 0.98),           # both layer-1 heads' induction score, the nine
-    "l1_copy": (1.00, 1.00),       # layer-1 copying scores, the nine
-    "l0_copy": (0.62, 0.97),       # layer-0 copying scores, the nine
-    "odd_copy": (-0.97, -0.07),    # seed 3's layer-1 copying scores
+    "prev": (0.65, 0.90),          # best layer-0 prevtok of the nine (first copy)
+    "ind": (0.95, 1.00),           # both layer-1 heads' induction score, the nine
+    "l1_copy": (0.99, 1.00),       # layer-1 copying scores, the nine
+    "l0_copy": (0.60, 1.00),       # layer-0 copying scores, the nine
+    "odd_copy": (-0.97, -0.07),    # seed 3's layer-1 copying scores, each within 0.03 ("about")
 }
+RANGE_SLACK, ABOUT = 0.05, 0.03
 
 
 COVER_ALONE, COVER_TOGETHER = 0.25, 0.5     # cover: each alone < 25 %, all together > 50 % of the gap

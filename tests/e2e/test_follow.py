@@ -92,16 +92,16 @@ def drag_control(page, key: str) -> dict:
     return {"seen": seen, "drag_s": dragged, "released": time.time(), "mid_drag": shot, "released_at": released_at}
 
 
-def rest_of_page_after(page, released: float, timeout: float = 60) -> float:
-    """Seconds from the release until the rerun it starts has finished."""
-    deadline, ran = time.time() + timeout, False
+def rest_of_page_after(page, released: float, key: str, value: str, timeout: float = 60) -> float:
+    """Seconds from the release until the page's link says ``key=value`` and no script is running: the rerun the
+    release started has finished. (Polling for a running script alone misses a rerun shorter than one poll.)"""
+    deadline = time.time() + timeout
     while time.time() < deadline:
         script, _ = page.evaluate(SCRIPT_STATE)
-        ran = ran or script != "notRunning"
-        if ran and script == "notRunning":
+        if script == "notRunning" and parse_qs(urlparse(page.url).query).get(key) == [value]:
             return time.time() - released
         time.sleep(0.02)
-    raise AssertionError("the release started no rerun")
+    raise AssertionError(f"{timeout} s after the release the link is {page.url}, not {key}={value}")
 
 
 def measure(page, url: str, name: str, variant: str, shots=ARTIFACTS) -> dict:
@@ -114,7 +114,7 @@ def measure(page, url: str, name: str, variant: str, shots=ARTIFACTS) -> dict:
     if shots is not None:
         (shots / f"follow_{name}_{variant}.png").write_bytes(got["mid_drag"])
     seen = got["seen"]
-    after = rest_of_page_after(page, got["released"])
+    after = rest_of_page_after(page, got["released"], got["followed"], got["released_at"])
     wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0, f"exception on {name} after the drag"
     drawn = seen["drawn"][:len(seen["values"])]
@@ -167,7 +167,7 @@ def test_the_pages_own_slider_is_a_thumb_too_in_lecture_mode_in_chinese_and_in_t
             assert (page.locator(".js-plotly-plot .slider-rail-touch-rect").count() == 0) == ("lecture" in variant)
             got = drag_control(page, key)
             (ARTIFACTS / f"follow_{name}_{variant}.png").write_bytes(got["mid_drag"])
-            rest_of_page_after(page, got["released"])
+            rest_of_page_after(page, got["released"], key, got["released_at"])
             wait_idle(page)
             assert page.locator('[data-testid="stException"]').count() == 0
             link = parse_qs(urlparse(page.url).query)

@@ -10,6 +10,18 @@ config.set_option("runner.magicEnabled", False)
 INDUCTION_STEPS = 600          # the page's claims about the induction task are about models trained this far
 
 
+@pytest.fixture(autouse=True)
+def trained_as_the_page_trains():
+    """Every lesson test computes on as many CPU threads as the page's trainer (``trainer_threads``, one unless
+    EXPLORER_TRAINER_THREADS says otherwise): the thread count changes how sums round, and over hundreds of training
+    steps that moves the numbers the pages quote. Without it a plain ``pytest`` (all cores) and ``make test`` (one
+    thread per worker) would check different models."""
+    from explorer.device import torch_threads, trainer_threads
+
+    with torch_threads(trainer_threads()):
+        yield
+
+
 @pytest.fixture(scope="session")
 def induction_seeds():
     """The induction task at its defaults, seeds 0-9: {seed: (untrained loss, trainer after 600 steps, the page's
