@@ -12,6 +12,7 @@ from explorer.ui.layout import page_style
 from explorer.ui.navigation import navigation_pages, note_unknown_path, requested_path
 from explorer.ui.startup import warm_up_once
 from explorer.ui.state import keep_shared_state, lecture_changed, lecture_mode, tr
+from explorer.ui.waiting import badge
 
 keep_shared_state()
 st.set_page_config(page_title=tr("app.name"), page_icon=":material/visibility:", layout="wide",
@@ -24,5 +25,6 @@ with st.sidebar:
     st.selectbox(tr("ui.language"), list(LANGUAGES), key="ui.lang", format_func=LANGUAGES.get)
     st.toggle(tr("ui.lecture"), key="ui.lecture", help=tr("ui.lecture_help"), on_change=lecture_changed)
     st.toggle(tr("ui.predict"), key="ui.predict", help=tr("ui.predict_help"))
+    badge()                        # a change the server has not started on within 0.4 s says so, on every page
 nav.run()
 warm_up_once()                     # after the page: the first viewer's page is sent before the warm-up starts

@@ -662,6 +662,124 @@ def bench_drag():
         browser.close()
 
 
+# What one browser student sees after a key press on a slider: each change of the script's state, of the
+# connection, of Streamlit's running indicator, of stale (faded) elements and of the waiting badge
+# (explorer/ui/waiting.py), and each frame the followed figure plays, with the page's clock (ms).
+WATCH = """() => { const app = document.querySelector('[data-testid="stApp"]');
+  const seen = window.__seen = []; let last = {};
+  const look = () => {
+    const now = {script: app.dataset.testScriptState, connection: app.dataset.testConnectionState,
+                 status: !!document.querySelector('[data-testid="stStatusWidget"] *'),
+                 stale: !!document.querySelector('[data-stale="true"]'),
+                 waiting: !!document.querySelector('.explorer-waiting')};
+    for (const k in now) if (now[k] !== last[k]) seen.push([performance.now(), k, now[k]]);
+    last = now; };
+  new MutationObserver(look).observe(document.body, {subtree: true, childList: true, attributes: true});
+  look(); }"""
+FRAMES = """() => { for (const gd of document.querySelectorAll('.js-plotly-plot'))
+    if (gd.layout && gd.layout.meta && gd.layout.meta.follow && !gd.__watched) {
+      gd.__watched = true; gd.on('plotly_animated', () => window.__seen.push([performance.now(), 'frame', true])); }
+  window.__t0 = performance.now(); }"""
+
+
+def _move_and_watch(page, key: str, timeout: float = 90) -> dict:
+    """Press the right arrow on the page's slider ``key`` and wait until the link says the new value and no script
+    runs; ms from the press to the first sign on screen (a followed frame, the running indicator or faded
+    elements) and to the rerun's end, and whether the connection ever left CONNECTED."""
+    from urllib.parse import parse_qs, urlparse
+
+    from explorer.ui.follow import widget_class
+
+    widget = page.locator(f".{widget_class(key)}")
+    widget.scroll_into_view_if_needed()
+    page.evaluate(FRAMES)
+    thumb = widget.locator('input[type="range"]').first
+    thumb.focus()
+    thumb.press("ArrowRight")
+    value = widget.locator('[data-testid="stSliderThumbValue"]').inner_text().strip()
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        script = page.evaluate("document.querySelector('[data-testid=stApp]').dataset.testScriptState")
+        if script == "notRunning" and parse_qs(urlparse(page.url).query).get(key) == [value]:
+            break
+        time.sleep(0.02)
+    else:
+        return {"done_ms": None, "sign_ms": None, "dropped": True, "errors": 1}
+    t0, seen = page.evaluate("[window.__t0, window.__seen]")
+    after = [(t - t0, what, v) for t, what, v in seen if t >= t0]
+    signs = [t for t, what, v in after if (what in ("frame", "status", "stale", "waiting") and v is True)
+             or (what == "script" and v == "running")]
+    started = [t for t, what, v in after if what == "script" and v == "running"]
+    done = max((t for t, what, v in after if what == "script" and v == "notRunning"), default=None)
+    return {"done_ms": done, "sign_ms": min(signs) if signs else None, "start_ms": min(started, default=None),
+            "badge": any(what == "waiting" and v is True for _, what, v in after),
+            "dropped": any(what == "connection" and v != "CONNECTED" for _, what, v in after),
+            "errors": page.locator('[data-testid="stException"]').count()}
+
+
+def _median_max(values: list[float]) -> str:
+    return f"{statistics.median(values):.0f} / {max(values):.0f}" if values else "none"
+
+
+def bench_saturated(students: int = 120, seconds: float = 45, moves: int = 8):
+    """A class that waits its turn (issue "light and live", item 6): one Chromium student moves a slider (Kernel
+    regression's bandwidth, whose figure follows in the browser, and Masking's length, which waits for the server)
+    on a quiet server, then while ``students`` protocol students move a slider every 2-4 s each (about
+    ``students / 3`` reruns a second, more than two cores serve). Per move: from the key press to the first sign
+    on screen, and to the rerun's end; connection drops and errors."""
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    if not Path(chromium).exists():
+        row("saturated server", "skipped: no Chromium", "a sign within 0.5 s, 0 errors", False)
+        return
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    from bench import load
+
+    def student(page, url, key):
+        page.goto(url)
+        page.wait_for_selector('[data-testid="stMain"] .js-plotly-plot', timeout=120_000)
+        time.sleep(2.0)
+        page.evaluate(WATCH)
+        got = []
+        for _ in range(moves):
+            got.append(_move_and_watch(page, key))
+            time.sleep(1.0)
+        return got
+
+    with AppServer(timeout=120, env={"EXPLORER_WARM_UP": "1"}) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=BROWSER_ARGS)
+        page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+        load.run_class(server.url, 3, 0, 8)                          # each load page drawn once, warm-up done
+        time.sleep(10.0)
+        for name, key in (("kernel_regression", "nw.bandwidth"), ("masking", "mask.length")):
+            url = f"{server.url}/{name}?predict=0"
+            quiet = student(page, url, key)
+            result = {}
+            busy = threading.Thread(target=lambda out=result: out.update(
+                load.run_class(server.url, students, 0, seconds, seed=2000)), daemon=True)
+            busy.start()
+            time.sleep(8.0)                                              # the class has arrived
+            crowd = student(page, url, key)
+            busy.join()
+            for label, runs, extra in (("quiet", quiet, ""), (f"{students} students moving", crowd,
+                                       f"; the class's own reruns p50 / p95 {load._ms(result.get('p50', 0))} / "
+                                       f"{load._ms(result.get('p95', 0))} ms, {len(result.get('errors', []))} errors")):
+                signs = [r["sign_ms"] for r in runs if r["sign_ms"] is not None]
+                started = [r["start_ms"] for r in runs if r["start_ms"] is not None]
+                done = [r["done_ms"] for r in runs if r["done_ms"] is not None]
+                badges = sum(r.get("badge", False) for r in runs)
+                bad = sum(r["errors"] for r in runs) + sum(r["dropped"] for r in runs)
+                ok = len(signs) == len(runs) and max(signs) <= 500 and bad == 0
+                row(f"saturated server, {name} ({key}), {label}: key press to the first sign on screen, to the "
+                    f"rerun's start, to its end (median / max each), moves that showed the waiting badge, errors or "
+                    f"dropped connections ({len(runs)} moves)",
+                    f"{_median_max(signs)} ms, {_median_max(started)} ms, {_median_max(done)} ms, {badges} badges, "
+                    f"{bad}{extra}", "a sign within 0.5 s, 0 errors", ok)
+        browser.close()
+
+
 def bench_icl_bandwidth():
     """Attention learns its bandwidth: one grid point (the softmax unit and linear attention trained, the oracle and
     leave-one-out bandwidths) and the page's whole sweep (five L), at the page's defaults, in this process."""
@@ -689,7 +807,7 @@ def main():
     for fn in (bench_loop, bench_search, bench_statsmodels, bench_sdpa, bench_fast_large, bench_fgt_many_queries,
                bench_large, bench_causal_linear, bench_pages,
                bench_upload, bench_training, bench_efficient, bench_icl_bandwidth, bench_floor, bench_cold_start,
-               bench_first_visits, bench_drag,
+               bench_first_visits, bench_drag, bench_saturated,
                bench_live_browser):
         if chosen and not any(c in fn.__name__ for c in chosen):
             continue
