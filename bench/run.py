@@ -678,7 +678,9 @@ WATCH = """() => { const app = document.querySelector('[data-testid="stApp"]');
   look(); }"""
 FRAMES = """() => { for (const gd of document.querySelectorAll('.js-plotly-plot'))
     if (gd.layout && gd.layout.meta && gd.layout.meta.follow && !gd.__watched) {
-      gd.__watched = true; gd.on('plotly_animated', () => window.__seen.push([performance.now(), 'frame', true])); }
+      gd.__watched = true;
+      for (const e of ['plotly_animated', 'explorer_followed'])
+        gd.on(e, () => window.__seen.push([performance.now(), 'frame', true])); }
   window.__t0 = performance.now(); }"""
 
 

@@ -27,11 +27,17 @@ def followed(at: AppTest) -> dict:
 
 
 def played(spec: dict) -> list[tuple[str, dict]]:
-    """(step value as a link writes it, the frame the step plays), in the slider's order."""
+    """(step value as a link writes it, the frame the step plays), in the slider's order: a step of a figure whose
+    frames move lines animates its frame by name; a step of one that needs a whole redraw does nothing itself and
+    the component draws the frame its position names (``layout.meta.frames``, looked up by name in the browser)."""
     frames = {f["name"]: f for f in spec["frames"]}
     steps_ = spec["layout"]["sliders"][0]["steps"]
-    assert all(s["method"] == "animate" for s in steps_)
-    return [(s["value"], frames[s["args"][0][0]]) for s in steps_]
+    if all(s["method"] == "animate" for s in steps_):
+        return [(s["value"], frames[s["args"][0][0]]) for s in steps_]
+    assert all(s["method"] == "skip" for s in steps_) and spec["layout"]["meta"]["redraw"]
+    names = spec["layout"]["meta"]["frames"]
+    assert len(names) == len(steps_) == len(spec["frames"])
+    return [(s["value"], frames[name]) for s, name in zip(steps_, names, strict=True)]
 
 
 def active_value(spec: dict) -> str:

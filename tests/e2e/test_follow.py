@@ -34,7 +34,14 @@ COUNT = """() => { const gd = [...document.querySelectorAll('.js-plotly-plot')]
   gd.on('plotly_sliderchange', (e) => { window.__follow.changed.push(performance.now());
                                         window.__follow.values.push(e.step.value); });
   gd.on('plotly_animated', () => window.__follow.drawn.push(performance.now()));
+  gd.on('explorer_followed', () => window.__follow.drawn.push(performance.now()));   // drawn by Plotly.react
   return gd.layout.meta.follow; }"""
+
+
+# more frames drawn than ``n`` and none for 0.3 s: the figure has caught up with the thumb (a thumb faster than the
+# drawing skips steps, so the frames drawn can be fewer than the steps passed)
+RESTED = """n => { const d = window.__follow.drawn;
+  return d.length > n && performance.now() - d[d.length - 1] > 300; }"""
 
 
 def drag(page) -> dict:
@@ -55,11 +62,11 @@ def drag(page) -> dict:
     start = time.time()
     for i in range(1, n):
         page.mouse.move(at(i), y)
-    page.wait_for_function("n => window.__follow.drawn.length >= n", arg=n - 1, timeout=10_000)
+    page.wait_for_function(RESTED, arg=0, timeout=10_000)
     dragged = time.time() - start
     seen = page.evaluate("() => JSON.parse(JSON.stringify(window.__follow))")
     page.mouse.move(at(n // 2), y, steps=4)
-    page.wait_for_function("n => window.__follow.drawn.length >= n", arg=n, timeout=10_000)
+    page.wait_for_function(RESTED, arg=len(seen["drawn"]), timeout=10_000)
     shot = page.screenshot()
     middle = page.evaluate("window.__follow.values.at(-1)")
     page.mouse.up()
