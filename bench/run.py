@@ -688,9 +688,8 @@ def _move_and_watch(page, key: str, timeout: float = 90) -> dict:
     """Press the right arrow on the page's slider ``key`` and wait until the link says the new value and no script
     runs; ms from the press to the first sign on screen (a followed frame, the running indicator or faded
     elements) and to the rerun's end, and whether the connection ever left CONNECTED."""
-    from urllib.parse import parse_qs, urlparse
-
     from explorer.ui.follow import widget_class
+    from tests.e2e.test_follow import rest_of_page_after
 
     widget = page.locator(f".{widget_class(key)}")
     widget.scroll_into_view_if_needed()
@@ -699,14 +698,10 @@ def _move_and_watch(page, key: str, timeout: float = 90) -> dict:
     thumb.focus()
     thumb.press("ArrowRight")
     value = widget.locator('[data-testid="stSliderThumbValue"]').inner_text().strip()
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        script = page.evaluate("document.querySelector('[data-testid=stApp]').dataset.testScriptState")
-        if script == "notRunning" and parse_qs(urlparse(page.url).query).get(key) == [value]:
-            break
-        time.sleep(0.02)
-    else:
-        return {"done_ms": None, "sign_ms": None, "dropped": True, "errors": 1}
+    try:
+        rest_of_page_after(page, time.time(), key, value, timeout)
+    except AssertionError:
+        return {"done_ms": None, "sign_ms": None, "start_ms": None, "dropped": True, "errors": 1}
     t0, seen = page.evaluate("[window.__t0, window.__seen]")
     after = [(t - t0, what, v) for t, what, v in seen if t >= t0]
     signs = [t for t, what, v in after if (what in ("frame", "status", "stale", "waiting") and v is True)
