@@ -12,8 +12,10 @@ from .state import lecture_mode, tr
 
 # Every run: buttons wrap their label instead of cutting it to "S…"; below 1000 px the sidebar narrows and
 # charts that stood side by side stack, each at full width; the live view is not faded while it redraws (it
-# updates in place, twice a second).
+# updates in place, twice a second). The custom property marks the sheet as applied: the browser tests wait
+# for it, since the element that carries it can arrive after the page's first text on a fresh load.
 _BASE_CSS = """
+:root { --explorer-styled: 1; }
 .stButton button p, .stDownloadButton button p, [data-testid="stPageLink"] p {
   white-space: normal; overflow-wrap: break-word; text-overflow: clip; }
 .stButton button, .stDownloadButton button { height: auto; min-height: 2.5rem; }

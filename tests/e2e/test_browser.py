@@ -17,14 +17,20 @@ SCRIPT_STATE = """() => { const app = document.querySelector('[data-testid="stAp
   return app ? [app.dataset.testScriptState, app.dataset.testConnectionState] : [null, null]; }"""
 
 
+# Whether the app's style sheet is applied (explorer.ui.layout marks it): the element that carries it loads its
+# code on its own, and on a fresh page it can come a second after the first text, at 16 px in lecture mode.
+STYLED = """() => getComputedStyle(document.documentElement).getPropertyValue('--explorer-styled').trim() === '1'"""
+
+
 def wait_idle(page, settle: float = 0.5, timeout: float = 90) -> None:
-    """Wait until Streamlit is connected and has not run the script for ``settle`` seconds (a slider sends its
-    value a moment after the key press or the release, and a run can ask for another)."""
+    """Wait until Streamlit is connected, the app's style sheet is applied, and the script has not run for
+    ``settle`` seconds (a slider sends its value a moment after the key press or the release, and a run can ask
+    for another)."""
     deadline = time.time() + timeout
     quiet_since = None
     while time.time() < deadline:
         script, connection = page.evaluate(SCRIPT_STATE)
-        if script != "notRunning" or connection != "CONNECTED":
+        if script != "notRunning" or connection != "CONNECTED" or not page.evaluate(STYLED):
             quiet_since = None
         elif quiet_since is None:
             quiet_since = time.time()
