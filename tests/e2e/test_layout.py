@@ -1,5 +1,9 @@
 """Layout in a real browser: lecture mode on a 1280 x 720 projector (both languages), a 800 px window, dark theme.
 
+The dark theme is walked twice, through every page: in lecture mode in Chinese (the projector test) and in normal
+mode in English at 1400 px (every chart); tests/app/test_dark_and_waiting_pages.py draws every page's figures in it
+on the server side too. The light theme: English lecture mode, the 800 px window, the other browser tests.
+
 Each check measures element boxes; a failure names the page and the element. Screenshots are saved under
 tests/artifacts for reading against the page text.
 """
@@ -96,48 +100,47 @@ def open_page(page, url):
     wait_idle(page)
 
 
-@pytest.fixture
-def projector(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    p = context.new_page()
-    p.set_default_timeout(60_000)
-    yield p
-    context.close()
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_lecture_mode_fits_a_1280_by_720_projector(projector, server_url, lang):
+@pytest.mark.parametrize("lang, scheme", [("en", "light"), ("zh", "dark")])
+def test_lecture_mode_fits_a_1280_by_720_projector(browser, server_url, lang, scheme):
     """Text scaled up, the sidebar folded, Previous / Next on screen, the main figure on screen without scrolling,
-    and no error, no title, label or tick cut off or overlapping, on every page. Screenshots: what the projector
-    shows, and in 中文 the whole page too."""
+    and no error, no title, label or tick cut off or overlapping, on every page; in Chinese for a viewer whose OS
+    prefers dark (the dark theme's lecture mode). Screenshots: what the projector shows, and in 中文 the whole page
+    too."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme=scheme)
+    projector = context.new_page()
+    projector.set_default_timeout(60_000)
     problems = []
-    for name in PAGES:
-        open_page(projector, f"{server_url}/{name}?lecture=1&predict=0&lang={lang}")   # the revealed figures
-        projector.screenshot(path=str(ARTIFACTS / f"lecture_{lang}_{name or 'home'}.png"))
-        if lang == "zh":
-            projector.screenshot(path=str(ARTIFACTS / f"zh_lecture_{name or 'home'}.png"), full_page=True)
-        m = projector.evaluate(MEASURE)
-        if m["exceptions"]:
-            problems.append(f"{name or 'home'}: {m['exceptions']} exception(s)")
-        problems += [f"{name or 'home'}: {p}" for p in m["problems"]]
-        if m["font"] < 18:
-            problems.append(f"{name}: text is not scaled up ({m['font']} px)")
-        if m["sidebar"] > 0:
-            problems.append(f"{name}: the sidebar is open")
-        if name:
-            if m["link"] is None or m["link"] > 720:
-                problems.append(f"{name}: Previous / Next are not on screen")
-            if m["chart"] is None or m["chart"]["bottom"] > 720 or m["chart"]["right"] > 1280:
-                problems.append(f"{name}: the main figure does not fit on screen: {m['chart']}")
-            if m["plotShare"] is not None and m["plotShare"] < 0.6:     # the plot, not the furniture around it
-                problems.append(f"{name}: the main figure's plot is {m['plotShare']:.0%} of its height (< 60 %)")
+    try:
+        for name in PAGES:
+            open_page(projector, f"{server_url}/{name}?lecture=1&predict=0&lang={lang}")   # the revealed figures
+            projector.screenshot(path=str(ARTIFACTS / f"lecture_{lang}_{scheme}_{name or 'home'}.png"))
+            if lang == "zh":
+                projector.screenshot(path=str(ARTIFACTS / f"zh_lecture_{name or 'home'}.png"), full_page=True)
+            m = projector.evaluate(MEASURE)
+            if m["exceptions"]:
+                problems.append(f"{name or 'home'}: {m['exceptions']} exception(s) ({scheme} theme)")
+            problems += [f"{name or 'home'}: {p}" for p in m["problems"]]
+            if m["font"] < 18:
+                problems.append(f"{name or 'home'}: text is not scaled up ({m['font']} px)")
+            if m["sidebar"] > 0:
+                problems.append(f"{name or 'home'}: the sidebar is open")
+            if name:
+                if m["link"] is None or m["link"] > 720:
+                    problems.append(f"{name}: Previous / Next are not on screen")
+                if m["chart"] is None or m["chart"]["bottom"] > 720 or m["chart"]["right"] > 1280:
+                    problems.append(f"{name}: the main figure does not fit on screen: {m['chart']}")
+                if m["plotShare"] is not None and m["plotShare"] < 0.6:     # the plot, not the furniture around it
+                    problems.append(f"{name}: the main figure's plot is {m['plotShare']:.0%} of its height (< 60 %)")
+    finally:
+        context.close()
     assert not problems, "\n".join(problems)
 
 
 def test_every_chart_of_every_page_at_1400_by_1000(browser, server_url):
-    """The normal layout on a lecturer's laptop: every chart of every page (the whole page scrolled through), no
-    title on a panel title or plot, no tick label on another panel, nothing cut."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    """The normal layout on a lecturer's laptop, for a viewer whose OS prefers dark: every chart of every page (the
+    whole page scrolled through) drawn without an error (the heatmap page once raised on an array of marker colours
+    in the dark theme), no title on a panel title or plot, no tick label on another panel, nothing cut."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
     page = context.new_page()
     page.set_default_timeout(60_000)
     problems = []
@@ -148,30 +151,10 @@ def test_every_chart_of_every_page_at_1400_by_1000(browser, server_url):
             wait_idle(page)
             page.screenshot(path=str(ARTIFACTS / f"w1400_{name or 'home'}.png"), full_page=True)
             m = page.evaluate(MEASURE)
+            if m["exceptions"]:
+                problems.append(f"{name or 'home'}: {m['exceptions']} exception(s) in the dark theme")
             problems += [f"{name or 'home'}: {p}" for p in m["problems"] if "scrolls sideways" not in p]
             page.set_viewport_size({"width": 1400, "height": 1000})
-    finally:
-        context.close()
-    assert not problems, "\n".join(problems)
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_page_in_the_dark_draws_without_an_error(browser, server_url, lang):
-    """A viewer whose OS prefers dark: every page draws every figure (the heatmap page raised on an array of marker
-    colours), in normal and lecture mode."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    problems = []
-    try:
-        for lecture in ("0", "1"):
-            for name in PAGES:
-                open_page(page, f"{server_url}/{name}?lang={lang}&lecture={lecture}&predict=0")
-                m = page.evaluate(MEASURE)
-                if m["exceptions"]:
-                    problems.append(f"{name}: {m['exceptions']} exception(s) in the dark theme (lecture={lecture})")
-                if lecture == "1":
-                    page.screenshot(path=str(ARTIFACTS / f"dark_lecture_{lang}_{name or 'home'}.png"))
     finally:
         context.close()
     assert not problems, "\n".join(problems)
