@@ -37,7 +37,7 @@ def wait_idle(page, settle: float = 0.5, timeout: float = 90) -> None:
         elif time.time() - quiet_since >= settle:
             return
         time.sleep(0.05)
-    raise AssertionError("the app kept running for longer than the timeout")
+    raise AssertionError("the app kept running (or its style sheet never applied) for longer than the timeout")
 
 
 MAIN_SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'
