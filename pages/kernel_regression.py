@@ -7,9 +7,10 @@ from explorer.lessons import kernel_regression as L
 from explorer.regression import defined_mse
 from explorer.ui import cache
 from explorer.ui.cache import spec_data
-from explorer.ui.control import stop_page
+from explorer.ui.control import rerun_alone, stop_page
 from explorer.ui.controls import (
     BANDWIDTHS,
+    TYPED_PART,
     dataset_controls,
     kernel_bandwidth_controls,
     lesson_controls,
@@ -19,45 +20,59 @@ from explorer.ui.controls import (
 from explorer.ui.figure import show_spec
 from explorer.ui.follow import Follow
 from explorer.ui.layout import explanation
-from explorer.ui.page import lesson_page
+from explorer.ui.page import lesson_page, page_part
 from explorer.ui.predict import prediction
 from explorer.ui.state import lang, say, tr
 
 C = lesson_controls(L)
+FIT, LOO = "kr.fit", "kr.loo"          # the parts of the page a bandwidth move redraws (with the typed box)
+
+
+@page_part(C, FIT)
+def fit_and_readouts(data: dict) -> None:
+    """The fit at the current bandwidth (its slider follows the thumb) and a readout per curve."""
+    try:
+        fit = show_spec(L.figures(C.values(), data)["fit"], main=True,
+                        follow=Follow(C.BANDWIDTH, lambda v: L.figures(v, data), C.values()))
+    except ValueError as err:
+        stop_page(say(err))
+    if len(fit["curves"]) <= 2:
+        for curve in fit["curves"]:
+            label = L.curve_label(curve, lang())
+            line = (tr("kr.readout", label=label, mse=curve['mse']) if data["true"] is not None
+                    else tr("kr.readout_upload", label=label))
+            if curve["undefined"]:
+                line += tr("kr.undefined", n=curve["undefined"], m=len(data["x_grid"]),
+                           kernel=tr(f"kernel.{curve['kernel']}"))
+            st.markdown(line + tr("punct.end"))
+    else:                           # many curves: one table, not a paragraph per curve
+        st.dataframe(L.fit_table(fit["curves"], len(data["x_grid"]), lang()), hide_index=True)
+
+
+@page_part(C, LOO)
+def loo_curve(data: dict, loo: dict, answer: dict | None) -> None:
+    """The LOO curves, the current bandwidth marked on them."""
+    show_spec(L.figures(C.values(), data)["loo_cv"], loo, key="loo", answer=answer)
+
 
 with lesson_page(C, question="kr.question"):
     ds = dataset_controls()
     left, right = st.columns([1, 2])
     with left:
-        kernel_bandwidth_controls(ds)
+        kernel_bandwidth_controls(ds, on_move=rerun_alone(FIT, LOO, TYPED_PART))
         kernel = C.KERNEL.value
         C.COMPARE.draw(options=[k for k in KERNELS if k != kernel])
         C.SAME_WIDTH.draw()
         if C.OVERLAY.draw():
             C.OVERLAY_H.draw()
 
-    h = C.BANDWIDTH.value
     try:
         data = cache.dataset(*ds)
         specs = L.figures(C.values(), data)
-        with right:
-            fit = show_spec(specs["fit"], main=True,
-                            follow=Follow(C.BANDWIDTH, lambda v: L.figures(v, data), C.values()))
     except ValueError as err:
         stop_page(say(err))
-
     with right:
-        if len(fit["curves"]) <= 2:
-            for curve in fit["curves"]:
-                label = L.curve_label(curve, lang())
-                line = (tr("kr.readout", label=label, mse=curve['mse']) if data["true"] is not None
-                        else tr("kr.readout_upload", label=label))
-                if curve["undefined"]:
-                    line += tr("kr.undefined", n=curve["undefined"], m=len(data["x_grid"]),
-                               kernel=tr(f"kernel.{curve['kernel']}"))
-                st.markdown(line + tr("punct.end"))
-        else:                           # many curves: one table, not a paragraph per curve
-            st.dataframe(L.fit_table(fit["curves"], len(data["x_grid"]), lang()), hide_index=True)
+        fit_and_readouts(data)
 
     st.subheader(tr("kr.kernels"))
     show_spec(specs["kernel_shapes"], key="shapes")
@@ -74,7 +89,7 @@ with lesson_page(C, question="kr.question"):
            pct=L.LOO_TIE)
     asked = tr("kr.predict_q", kernel=tr(f"kernel.{kernel}"), choices=tr("punct.list").join(offered))
     revealed = prediction("kr.loo", asked, offered, best, why, also_right=question["right"])
-    show_spec(specs["loo_cv"], loo, key="loo", answer=question if revealed.shown else None)
+    loo_curve(data, loo, question if revealed.shown else None)
     ends = L.loo_ends(loo["bandwidths"], loo["scores"][kernel])
     st.caption(tr("kr.loo_ends", h_lo=ends['h_lo'], r_lo=ends['r_lo'], h_hi=ends['h_hi'],
                   r_hi=ends['r_hi']))

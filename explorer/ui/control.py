@@ -12,6 +12,7 @@ session state and the callback a change runs.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType, SimpleNamespace
@@ -91,6 +92,18 @@ def controls(lesson: ModuleType, on_change: Mapping[Param, Callable[[], None]] |
     return SimpleNamespace(**attrs, ALL=every, NAME=lesson.__name__.rsplit(".")[-1],
                            FILE_NAME=tuple((made[p], fmt) for p, fmt in getattr(lesson, "FILE_NAME", ())),
                            values=lambda: {c.key: c.value for c in every})
+
+
+def rerun_alone(*parts: str) -> Callable[[], None]:
+    """The ``on_change`` of a control whose move changes only the named parts of its page (``page.page_part``): its
+    move reruns those parts and leaves the rest of the page as it was drawn."""
+    return functools.partial(st.rerun, list(parts))
+
+
+def rerun_whole_page() -> None:
+    """From a callback of a widget inside a part (a figure's own slider, the typed bandwidth): rerun the whole
+    page, not only the part, since controls outside it show the value the callback set."""
+    st.rerun()
 
 
 class PageStopped(Exception):

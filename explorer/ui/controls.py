@@ -13,7 +13,7 @@ from ..lessons import shared
 from ..lessons.shared import BANDWIDTHS, UPLOAD, presets, snap_bandwidth
 from ..regression import defined_mse
 from . import cache
-from .control import Control, controls
+from .control import Control, controls, rerun_whole_page
 from .state import init_state, say, tr
 
 
@@ -121,13 +121,18 @@ def _upload_controls() -> tuple[tuple, str | None]:
     return (f"{UPLOAD}:{current['sha']}", len(current["x"]), 0.0, 0), problem
 
 
-def kernel_bandwidth_controls(ds: tuple) -> None:
+TYPED_PART = "part.typed"      # the typed-bandwidth box, a part of its page (its placeholder is the current h)
+
+
+def kernel_bandwidth_controls(ds: tuple, on_move=None) -> None:
     """The kernel select box, the log-scale bandwidth slider and the dataset's three presets, captioned
-    with a verdict computed on the data shown (``explorer.lessons.shared.preset_verdict``)."""
+    with a verdict computed on the data shown (``explorer.lessons.shared.preset_verdict``). ``on_move``: the
+    slider's ``on_change`` (a page that reruns only the parts the bandwidth changes: ``control.rerun_alone``,
+    naming ``TYPED_PART`` among them: the typed box is then a part too)."""
 
     KERNEL.draw()
     st.session_state["nw.bandwidth"] = snap_bandwidth(BANDWIDTH.value)
-    BANDWIDTH.draw()
+    BANDWIDTH.draw(on_change=on_move)
     name, kernel = ds[0], st.session_state["nw.kernel"]
     values = presets(name)
     if name in DATASETS:
@@ -146,7 +151,7 @@ def kernel_bandwidth_controls(ds: tuple) -> None:
         tip = tr("nw.preset_tip", label=tr(f"nw.preset.{label}"), h=value) if name in DATASETS else f"h = {value:g}"
         col.button(f"h = {value:g}", on_click=_set_bandwidth, args=(value,), width="stretch", help=tip,
                    key=f"preset.{label}")
-    typed_bandwidth_control()
+    (st.fragment(typed_bandwidth_control, key=TYPED_PART) if on_move else typed_bandwidth_control)()
 
 
 def _typed_bandwidth() -> None:
@@ -169,6 +174,7 @@ def _typed_bandwidth() -> None:
     if not math.isclose(snapped, h, rel_tol=1e-9):
         st.session_state["nw.typed_note"] = tr("nw.typed_snapped", typed=h, h=snapped,
                                                pct=abs(snapped / h - 1))
+    rerun_whole_page()          # the slider and every figure show the new h (a refused number changes only the box)
 
 
 def typed_bandwidth_control() -> None:

@@ -29,7 +29,7 @@ import streamlit as st
 
 from ..figures.style import axis_band
 from ..lessons.base import Spec
-from .control import Control
+from .control import Control, rerun_whole_page
 
 MAX_STEPS = 12          # frames per figure: ~12 values across the control's range, built once per server
 SLIDER_BAND = 2.6      # the slider's height under the figure (rail, ticks, labels), in its font's size
@@ -301,6 +301,6 @@ def listen(control: Control) -> None:
     def released():
         result = st.session_state.get(key)
         raw = result.get("value") if isinstance(result, Mapping) else getattr(result, "value", None)
-        if raw is not None:
-            take_value(control, raw)
+        if raw is not None and take_value(control, raw):
+            rerun_whole_page()          # the page's own slider (outside the figure's part) shows the new value
     _released(key=key, data={"key": control.key}, on_value_change=released, height=0)

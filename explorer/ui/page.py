@@ -8,10 +8,12 @@ request; its title, question and Previous / Next; the sidebar's footer.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+import functools
+from collections.abc import Callable, Iterator, Sequence
 from types import SimpleNamespace
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ..device import describe_device
 from .control import Control, PageStopped
@@ -96,6 +98,46 @@ def lesson_page(page: SimpleNamespace, question: str) -> Iterator:
         _footer(name, lecture)
     finally:
         publish(controls)              # every run, whatever the page waits for: a reload keeps the view
+
+
+def part_alone() -> bool:
+    """Whether this run is a rerun of parts of the page only (a control's ``rerun_alone``)."""
+    ctx = get_script_run_ctx()
+    return bool(ctx and ctx.fragment_ids_this_run)
+
+
+def page_part(page: SimpleNamespace, key: str) -> Callable:
+    """A part of a lesson page that reruns alone when a control whose ``on_change`` is ``rerun_alone(key, …)``
+    moves (an ``st.fragment`` named ``key``): moving the bandwidth redraws the fit and its readouts, not the kernel
+    shapes or the sidebar. On such a rerun the part writes what a whole run writes at its end (the URL, the export
+    file names), and a ``stop_page`` in it ends the part (on a whole run it ends the page, as anywhere else). Its
+    arguments are those of the last whole run: what the moved control changes is read inside the part.
+
+        @page_part(C, "kr.fit")
+        def fit(ds): ...                      # called once, where it is drawn
+    """
+    def wrap(draw: Callable) -> Callable:
+        @st.fragment(key=key)
+        @functools.wraps(draw)
+        def part(*args, **kwargs) -> bool:
+            alone = part_alone()
+            if alone:
+                st.session_state["ui.export_stem"] = export_stem(page.NAME, page.FILE_NAME)
+            try:
+                draw(*args, **kwargs)
+            except PageStopped:         # (raised out of a fragment it would be drawn as an error)
+                return not alone
+            finally:
+                if alone:
+                    publish(page.ALL)
+            return False
+
+        @functools.wraps(draw)
+        def drawn(*args, **kwargs) -> None:
+            if part(*args, **kwargs):
+                raise PageStopped
+        return drawn
+    return wrap
 
 
 def _footer(name: str, lecture: bool) -> None:

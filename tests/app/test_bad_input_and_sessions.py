@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from explorer.data import EXAMPLE_CSV
 from explorer.training import Trainer, make_task
 from explorer.ui import state
-from tests.app.helpers import assert_clean, chart_data, page, upload
+from tests.app.helpers import assert_clean, chart_data, page, set_bandwidth, upload
 from tests.conftest import ROOT
 
 
@@ -19,7 +19,7 @@ def fit_line(at):
 
 def test_typed_bandwidth_of_zero_is_refused_and_nothing_changes():
     at = page("kernel_regression")
-    at.select_slider(key="nw.bandwidth").set_value(0.2).run()
+    set_bandwidth(at, 0.2)
     before = fit_line(at)
     for bad in ("0", "-1", "abc", "1e9", "nan"):
         at.text_input(key="nw.typed").input(bad).run()

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from explorer.lessons import live_training
 from explorer.ui import figure
 from explorer.ui.figure import DrawnFigures, figure_key, single_precision
-from tests.app.helpers import ROOT, assert_clean
+from tests.app.helpers import ROOT, assert_clean, set_bandwidth
 
 
 def _charts(at: AppTest) -> dict[str, str]:
@@ -37,7 +37,7 @@ def test_a_kept_figure_is_reused_and_every_input_draws_a_new_one(monkeypatch):
     assert figure.DRAWN.misses == drawn and figure.DRAWN.hits == len(first)
     assert _charts(at) == first
 
-    at.select_slider(key="nw.bandwidth").set_value(0.5).run()   # the fit changes; the kernel shapes do not
+    set_bandwidth(at, 0.5)   # the fit changes; the kernel shapes do not
     assert_clean(at)
     after = {json.loads(s)["layout"]["title"]["text"]: s for s in _charts(at).values()}
     before = {json.loads(s)["layout"]["title"]["text"]: s for s in first.values()}
@@ -58,8 +58,8 @@ def test_a_reused_figure_is_the_one_a_fresh_drawing_sends(monkeypatch):
     monkeypatch.setattr(figure, "DRAWN", DrawnFigures())
     _page("light").run()                               # the same figures kept for a light page first
     kept = _page("dark").run()
-    kept.select_slider(key="nw.bandwidth").set_value(0.5).run()
-    kept.select_slider(key="nw.bandwidth").set_value(0.2).run()    # back: every figure comes from DRAWN
+    set_bandwidth(kept, 0.5)
+    set_bandwidth(kept, 0.2)    # back: every figure comes from DRAWN
     assert figure.DRAWN.hits >= len(_charts(kept))
     monkeypatch.setattr(figure, "DRAWN", DrawnFigures(size=0))      # keeps nothing: every figure drawn fresh
     fresh = _page("dark").run()

@@ -15,7 +15,7 @@ from explorer.lessons import kernel_regression, masking, scaling
 from explorer.lessons.shared import BANDWIDTH
 from explorer.regression import nadaraya_watson
 from explorer.ui.follow import MAX_STEPS, frame, steps, varying
-from tests.app.helpers import _decode, assert_clean, page
+from tests.app.helpers import _decode, assert_clean, page, set_bandwidth
 
 
 def followed(at: AppTest) -> dict:
@@ -78,7 +78,7 @@ def test_frames_carry_only_what_changes_and_skip_other_shapes():
 @pytest.mark.parametrize("h", [0.01, 0.2, 20.0])              # the slider's ends and the sine mix's default
 def test_kernel_regression_frames_are_the_fit_at_each_step(h):
     at = page("kernel_regression")
-    at.select_slider(key="nw.bandwidth").set_value(h).run()
+    set_bandwidth(at, h)
     assert_clean(at)
     spec = followed(at)
     assert float(active_value(spec)) == pytest.approx(h)

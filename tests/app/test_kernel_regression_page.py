@@ -2,7 +2,7 @@ import math
 
 import numpy as np
 
-from tests.app.helpers import assert_clean, chart_data, page
+from tests.app.helpers import assert_clean, chart_data, page, set_bandwidth
 
 
 def estimate(at, label_start):
@@ -24,7 +24,7 @@ def test_slider_preset_and_kernel_each_change_the_estimate():
     at = page("kernel_regression")
     before = estimate(at, "Gaussian, h = 0.2")
 
-    at.select_slider(key="nw.bandwidth").set_value(0.5).run()
+    set_bandwidth(at, 0.5)
     assert_clean(at)
     after_slider = estimate(at, "Gaussian, h = 0.5")
     assert not np.allclose(after_slider, before)
@@ -43,7 +43,7 @@ def test_slider_preset_and_kernel_each_change_the_estimate():
 def test_tiny_bandwidth_with_a_compact_kernel_reports_undefined_queries():
     at = page("kernel_regression")
     at.selectbox(key="nw.kernel").set_value("epanechnikov").run()
-    at.select_slider(key="nw.bandwidth").set_value(0.01).run()
+    set_bandwidth(at, 0.01)
     assert_clean(at)
     assert any("undefined at" in m.value for m in at.markdown)
     ys = estimate(at, "Epanechnikov, h = 0.01")
@@ -93,7 +93,7 @@ def test_every_kernel_and_every_overlay_stay_readable():
 
 def test_the_typed_bandwidth_box_shows_h_says_when_it_snaps_and_ignores_an_empty_box():
     at = page("kernel_regression")
-    at.select_slider(key="nw.bandwidth").set_value(0.5).run()
+    set_bandwidth(at, 0.5)
     assert at.text_input(key="nw.typed").proto.placeholder == "0.5"
     at.text_input(key="nw.typed").input("0.7").run()
     assert_clean(at)
@@ -103,3 +103,39 @@ def test_the_typed_bandwidth_box_shows_h_says_when_it_snaps_and_ignores_an_empty
     at.text_input(key="nw.typed").input("").run()
     assert_clean(at)
     assert not at.error and at.session_state["nw.bandwidth"] == h
+
+
+def _specs(at) -> dict[str, str]:
+    """The page's charts by their keys (an element's id ends with its key)."""
+    return {el.proto.id.rsplit("-", 1)[-1]: el.proto.spec for el in at.get("plotly_chart")}
+
+
+def test_a_bandwidth_move_reruns_only_its_parts():
+    """Moving the bandwidth reruns the fit with its readouts, the LOO curve (it marks the current h) and the typed
+    box (its placeholder is h), nothing else; those parts draw what a whole run draws at the new h, write the link
+    and the export names. A move of any other control, and a typed h, rerun the whole page."""
+    at = page("kernel_regression")
+    before = _specs(at)
+    assert set(before) == {"fit", "shapes", "loo"}
+    at.select_slider(key="nw.bandwidth").set_value(0.5).run()
+    assert_clean(at)
+    alone = _specs(at)
+    assert set(alone) == {"fit", "loo"}                                        # the kernel shapes were not redrawn
+    assert not at.title and not at.select_slider and not at.selectbox           # nor the page around the parts
+    assert [t.proto.placeholder for t in at.text_input] == ["0.5"]
+    assert [m.value for m in at.markdown if m.value.startswith("**Gaussian, h = 0.5**")]
+    assert at.query_params["nw.bandwidth"] == "0.5"
+    assert at.session_state["ui.export_stem"] == "kernel-regression_gaussian_h0.5"
+    assert all(alone[k] != before[k] for k in alone)
+    at.run()                                            # the whole page at h = 0.5: the same two figures
+    whole = _specs(at)
+    assert len(whole) == 3 and all(whole[k] == alone[k] for k in alone)
+
+    at.selectbox(key="nw.kernel").set_value("laplace").run()         # another control: the whole page
+    assert_clean(at)
+    assert len(_specs(at)) == 3 and at.title
+    at.text_input(key="nw.typed").input("abc").run()                 # a refused h: why, and h as it was
+    assert at.error and at.session_state["nw.bandwidth"] == 0.5
+    at.text_input(key="nw.typed").input("2").run()                   # a typed h: the slider too, so the page
+    assert_clean(at)
+    assert len(_specs(at)) == 3 and at.select_slider(key="nw.bandwidth").value == 2.0

@@ -87,12 +87,15 @@ def test_every_page_renders_and_survives_a_slider_move(page, server_url):
         slider = page.locator(MAIN_SLIDER).first
         assert slider.count(), f"no slider on {title}"
         before = slider.get_attribute("aria-valuetext")
+        charts = page.locator(CHART).count()
         slider.focus()
         slider.press("ArrowRight")
         slider.press("ArrowRight")
         wait_idle(page)
         assert slider.get_attribute("aria-valuetext") != before, f"slider did not move on {title}"
         assert_page_ok(page, title)
+        # a move that reruns only parts of the page (Kernel regression's bandwidth) leaves the rest in place
+        assert page.locator(CHART).count() == charts, f"a chart went missing on {title} after a slider move"
         page.evaluate("document.fonts.ready")
         page.screenshot(path=str(ARTIFACTS / f"page_{slug}.png"), full_page=True)
 

@@ -14,7 +14,7 @@ from explorer.lessons import kernel_regression as kr_lesson
 from explorer.lessons import shared as shared_lesson
 from explorer.lessons.shared import BANDWIDTHS, presets, snap_bandwidth
 from explorer.regression import nadaraya_watson, nw_weights
-from tests.app.helpers import assert_clean, page, upload
+from tests.app.helpers import assert_clean, page, set_bandwidth, upload
 from tests.lessons.sweep import SEEDS, ends
 
 WIDE = [k for k in KERNELS if KERNELS[k].canonical]          # every kernel with a width
@@ -268,7 +268,7 @@ def test_undefined_readout_counts_the_queries_with_no_point_within_h():
         for seed in SEEDS:
             at.number_input(key="data.seed").set_value(seed).run()
             for h in (0.01, 0.02):
-                at.select_slider(key="nw.bandwidth").set_value(h).run()
+                set_bandwidth(at, h)
                 d = make_dataset("sine_mix", 200, 0.3, seed)
                 g = query_grid(d)
                 empty = int((~(np.abs(g[:, None] - d.x[None, :]) <= h).any(1)).sum())
