@@ -287,12 +287,14 @@ def place_title(fig: go.Figure, width: int | None = None, copy: bool = True) -> 
     return fig
 
 
-def prepared(fig: go.Figure, style: Style, title_width: int | None = None, height: int | None = None) -> go.Figure:
+def prepared(fig: go.Figure, style: Style, title_width: int | None = None, height: int | None = None,
+             copy: bool = True) -> go.Figure:
     """``fig`` as it is drawn, on a page or in an exported file: in ``style``, at most ``height`` px tall (then its
     legend packed into two rows), its title placed (broken into lines of ``title_width`` units), long vertical axis
-    titles broken in two. A copy: ``fig`` itself (possibly shared between sessions) is left as it was."""
+    titles broken in two. A copy: ``fig`` itself (possibly shared between sessions) is left as it was, unless
+    ``copy`` is False (a figure just drawn for this call: copying it costs as much as the rest)."""
     fig = restyle(fig, style)
-    fig = go.Figure(fig, _validate=VALIDATE) if style == NORMAL else fig      # restyle copies unless NORMAL
+    fig = go.Figure(fig, _validate=VALIDATE) if style == NORMAL and copy else fig    # restyle copies unless NORMAL
     if height and (fig.layout.height or NORMAL.height) > height:
         # the plot gets the height: the legend inside the plot where it covers (almost) no data, else below it in
         # two rows at most, a step smaller than the text

@@ -9,6 +9,7 @@ moves), reuses the finished figure instead of building it again with plotly (5-2
 from __future__ import annotations
 
 import base64
+import copy
 import hashlib
 import pickle
 import threading
@@ -17,7 +18,9 @@ from collections import OrderedDict
 import numpy as np
 import pandas  # noqa: F401  (see below)
 import plotly.graph_objects as go
+import plotly.io
 import streamlit as st
+from _plotly_utils.utils import convert_to_base64
 
 from ..figures.dark import dark
 from ..figures.files import MIME, image_formats_available, to_bytes
@@ -98,13 +101,30 @@ def _array(value):
     return value
 
 
-def single_precision(fig) -> go.Figure:
-    """A copy of ``fig`` for the browser, its float64 data arrays as float32: half the bytes, and 7 significant
-    digits where a chart shows 3. A colour array (a heatmap's z, on a linear colour scale) sends values under
-    1e-30 as 0; any other array with a nonzero value outside ``SINGLE_RANGE`` (a log axis down to 1e-40, say) stays
-    float64. Built without plotly's property validation, which would turn float32 back into float64 (the figure was
-    built, and in the tests validated, before); the exports keep ``fig`` itself, in float64 (a CSV is read as
-    numbers). ``st.plotly_chart`` sends a Figure as it is; a dict it would validate again, on every rerun."""
+class Sent(go.Figure):
+    """A figure as the browser gets it: its dict, arrays already in plotly's base64 form, built once and kept.
+    ``st.plotly_chart`` takes a plotly Figure and reads it with ``to_dict``; a Figure built from a dict, even
+    unvalidated, runs plotly's property machinery over every key (2-10 ms a figure here), so this one holds the
+    dict and hands out copies. Nothing else of a Figure works on it: styling is done before (``_styled``)."""
+
+    def __init__(self, spec: dict):             # (go.Figure.__init__ is what this skips)
+        object.__setattr__(self, "_spec", spec)
+
+    def to_dict(self) -> dict:
+        return copy.deepcopy(self._spec)
+
+    def to_json(self, *args, **kwargs) -> str:
+        return plotly.io.to_json(self._spec, *args, validate=False, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Sent({len(self._spec.get('data', ()))} traces)"
+
+
+def single_precision(fig) -> Sent:
+    """``fig`` for the browser, its float64 data arrays as float32: half the bytes, and 7 significant digits where
+    a chart shows 3. A colour array (a heatmap's z, on a linear colour scale) sends values under 1e-30 as 0; any
+    other array with a nonzero value outside ``SINGLE_RANGE`` (a log axis down to 1e-40, say) stays float64. The
+    exports keep ``fig`` itself, in float64 (a CSV is read as numbers)."""
     out = fig.to_dict()
     for trace in out["data"]:
         for name in ARRAYS:
@@ -115,12 +135,15 @@ def single_precision(fig) -> go.Figure:
                 size = np.abs(value[np.isfinite(value) & (value != 0)])
                 if not size.size or (size.min() >= SINGLE_RANGE[0] and size.max() <= SINGLE_RANGE[1]):
                     trace[name] = value.astype(np.float32)
-    return go.Figure(out, _validate=False)
+    convert_to_base64(out)
+    return Sent(out)
 
 
-def _styled(fig, lecture: bool, cap: int, dark_page: bool) -> tuple:
-    """The figure as exported (light, full precision) and as sent to this page (its theme, float32 data)."""
-    fig = prepared(fig, LECTURE if lecture else NORMAL, TITLE_WIDTH[lecture], cap if lecture and cap else None)
+def _styled(fig, lecture: bool, cap: int, dark_page: bool, copy: bool = True) -> tuple:
+    """The figure as exported (light, full precision) and as sent to this page (its theme, float32 data); ``copy``
+    False: ``fig`` was drawn for this call, and is styled in place."""
+    fig = prepared(fig, LECTURE if lecture else NORMAL, TITLE_WIDTH[lecture], cap if lecture and cap else None,
+                   copy=copy)
     return fig, single_precision(dark(fig, "rgba(0,0,0,0)") if dark_page else fig)
 
 
@@ -154,7 +177,7 @@ def show_spec(spec, data: dict | None = None, key: str | None = None, main: bool
     kept_as = figure_key(spec.lesson, spec.name, dict(data), dict(spec.marks), marks, str(language), lecture, cap,
                          dark_page) if spec.figure_def.cached else None
     light, drawn = DRAWN.get(kept_as,
-                             lambda: _styled(spec.draw(data, language, **marks), lecture, cap, dark_page))
+                             lambda: _styled(spec.draw(data, language, **marks), lecture, cap, dark_page, copy=False))
     if follow is not None:
         drawn = _following(spec, follow, drawn, kept_as, marks, language, lecture, cap, dark_page)
     _chart(light, drawn, key or spec.name)
@@ -174,7 +197,8 @@ def _following(spec, follow: Follow, drawn, kept_as, marks, language, lecture, c
         for value in grid:
             try:
                 at = follow.specs_at({**follow.values, follow.control.key: value})[spec.name]
-                figs[value] = _styled(at.draw(spec_data(at), language, **marks), lecture, cap, dark_page)[1].to_dict()
+                figs[value] = _styled(at.draw(spec_data(at), language, **marks), lecture, cap, dark_page,
+                                      copy=False)[1].to_dict()
             except ValueError:          # a value the other settings rule out: no frame
                 continue
         changes = following.varying(list(figs.values())) if len(figs) > 1 else None
@@ -194,8 +218,7 @@ def _following(spec, follow: Follow, drawn, kept_as, marks, language, lecture, c
             if now is None:
                 return drawn
             framed = dict(sorted({**framed, follow.current: now}.items()))
-        return go.Figure(following.attach(base, follow, framed, SLIDER_FONT, dark_page,
-                                          with_slider=not lecture), _validate=False)
+        return Sent(following.attach(base, follow, framed, SLIDER_FONT, dark_page, with_slider=not lecture))
     kept = None if kept_as is None else figure_key("followed", kept_as, follow.others(), follow.current, grid)
     return FOLLOWED.get(kept, compose)
 
