@@ -53,10 +53,12 @@ def all_modes(q, k, v, mask) -> dict[str, dict[str, torch.Tensor]]:
 LEAK_CHANNELS = ("both", "key", "value")
 
 
-def leakage(q, k, v, mask, position: int | None = None, size: float = 5.0, channel: str = "both") -> pd.Series:
+def leakage(q, k, v, mask, position: int | None = None, size: float = 5.0, channel: str = "both",
+            before: dict[str, torch.Tensor] | None = None) -> pd.Series:
     """Largest change in the outputs of queries that may NOT see key ``position`` when that position's
     key, value or both (``channel``) are perturbed by ``size`` (default: the last position). Zero means
-    no leak through that channel."""
+    no leak through that channel. ``before``: each mode's output on the unperturbed inputs, when computed
+    already (``all_modes``)."""
     import pandas as pd  # pandas: kept off the first page's imports (cold start)
     one_of(channel, LEAK_CHANNELS, "channel")
     pos = k.shape[0] - 1 if position is None else position
@@ -68,9 +70,9 @@ def leakage(q, k, v, mask, position: int | None = None, size: float = 5.0, chann
         v2[pos] += size
     changes = {}
     for mode in A.MASK_MODES:
-        before, _ = A.masked_attention(q, k, v, mask, mode)
+        unperturbed = A.masked_attention(q, k, v, mask, mode)[0] if before is None else before[mode]
         after, _ = A.masked_attention(q, k2, v2, mask, mode)
-        diff = (after - before).abs().amax(-1)[blind]
+        diff = (after - unperturbed).abs().amax(-1)[blind]
         changes[mode] = float(diff.max()) if diff.numel() else 0.0
     return pd.Series(changes, name="max_output_change")
 
@@ -88,13 +90,15 @@ def gradients(q, k, v, mask, seed: int = 1) -> dict[str, torch.Tensor]:
     return grads
 
 
-def report(q, k, v, mask) -> pd.DataFrame:
-    """One row per mode: the numbers behind each verdict on the Masking page."""
+def report(q, k, v, mask, results: dict | None = None, grads: dict | None = None) -> pd.DataFrame:
+    """One row per mode: the numbers behind each verdict on the Masking page. ``results`` / ``grads``: this
+    example's ``all_modes`` / ``gradients``, when computed already (the page draws them too)."""
     import pandas as pd  # pandas: kept off the first page's imports (cold start)
-    results = all_modes(q, k, v, mask)
+    results = all_modes(q, k, v, mask) if results is None else results
     ref = F.scaled_dot_product_attention(q[None], k[None], v[None], attn_mask=mask[None])[0]
-    leaks = {c: leakage(q, k, v, mask, channel=c) for c in LEAK_CHANNELS}
-    grads = gradients(q, k, v, mask)
+    before = {m: r["output"] for m, r in results.items()}
+    leaks = {c: leakage(q, k, v, mask, channel=c, before=before) for c in LEAK_CHANNELS}
+    grads = gradients(q, k, v, mask) if grads is None else grads
     correct = results["pre"]["row_sum"]          # 1 where a row may attend to some key, 0 where it may not
     rows = []
     for mode, r in results.items():

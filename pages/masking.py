@@ -5,7 +5,6 @@ import streamlit as st
 
 from explorer.attention import MASK_MODES
 from explorer.lessons import masking as L
-from explorer.masking import renorm_underflow
 from explorer.ui.control import stop_page
 from explorer.ui.controls import lesson_controls
 from explorer.ui.figure import show_spec
@@ -102,8 +101,8 @@ with lesson_page(C, question="mk.question"):
             tr("mk.grad_diff"): [report.loc[m, "grad_diff_vs_pre"] for m in MASK_MODES],
         }, index=[tr(f"modename.{m}") for m in MASK_MODES])
         st.dataframe(table.style.format("{:.2e}"), width="stretch")
-    demo = renorm_underflow()
-    st.markdown(tr("mk.grad_notes", pre=demo['pre'], renorm=demo['post_renorm']))
+    pre, renorm = L.renorm_demo()
+    st.markdown(tr("mk.grad_notes", pre=pre, renorm=renorm))
 
     with explanation("ui.what_to_notice"):
         st.markdown(tr("mk.notice"))

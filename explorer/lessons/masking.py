@@ -7,6 +7,7 @@ whether the drawn rows still sum to 1, what a post-softmax mask loses, which mod
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,10 +40,10 @@ def _masking(length: int, d: int, kind: str, valid: int, seed: int, wrong: str) 
     """Every masking mode on one random example: weights, row sums, norms, gradients and the report."""
     q, k, v = masking.example(length, d, seed)
     mask = masking.make_mask(kind, length, valid)
-    res = masking.all_modes(q, k, v, mask)
-    return {"mask": mask.numpy(), "wrong": wrong, "report": masking.report(q, k, v, mask),
+    res, grads = masking.all_modes(q, k, v, mask), masking.gradients(q, k, v, mask)
+    return {"mask": mask.numpy(), "wrong": wrong, "report": masking.report(q, k, v, mask, res, grads),
             **{f"{m}.{name}": x.numpy() for m, r in res.items() for name, x in r.items()},
-            "grads": {m: g.numpy() for m, g in masking.gradients(q, k, v, mask).items()}}
+            "grads": {m: g.numpy() for m, g in grads.items()}}
 
 
 @figure("masking", _masking)
@@ -121,6 +122,14 @@ def rows_lost(row_sums, mask) -> dict:
 
 
 LEAK_TOL = 1e-9
+
+
+@functools.lru_cache(maxsize=1)
+def renorm_demo() -> tuple[float, float]:
+    """The first row's sum under "pre" and under "post_renorm" when the masked logits lie 120 above the others
+    (``masking.renorm_underflow``), which the gradient notes quote: the same on every run, computed once."""
+    sums = masking.renorm_underflow()
+    return sums["pre"], sums["post_renorm"]
 
 
 def leak_modes(report) -> dict:
