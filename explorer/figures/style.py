@@ -15,6 +15,16 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from .placement import (
+    _deep_update,
+    _holds,
+    _panel_title_height,
+    _width,
+    legend_placement,
+    title_placement,
+    wrap_text,
+)
+
 # enough for every kernel and two overlaid bandwidths in one fit, each its own colour (a new kernel may need one more)
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#aec7e8"]
 HEAT_SCALE = "Viridis"
@@ -130,7 +140,10 @@ def figure(traces: Sequence[dict], title: str, x_title: str, y_title: str, style
         "shapes": shapes, "annotations": annotations,
     }
     lay.update(layout or {})
-    return place_title(place_legend(go.Figure(data=list(traces), layout=lay, _validate=VALIDATE)), copy=False)
+    # placed on the dict: on a built Figure, placing costs more than building it
+    _deep_update(lay, legend_placement(lay, traces, LEGEND_ROW) or {})
+    _deep_update(lay, title_placement(lay))
+    return go.Figure(data=list(traces), layout=lay, _validate=VALIDATE)
 
 
 ANSWER_INK = "#111111"
@@ -217,48 +230,9 @@ def restyle(fig: go.Figure, style: Style) -> go.Figure:
     return out
 
 
-def _width(text: str) -> int:
-    """Display width in Latin-letter units: a CJK character is about two."""
-    return sum(2 if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" else 1 for ch in text)
-
-
-def wrap_text(text: str, width: int) -> list[str]:
-    """Lines of at most ``width`` units: breaks at spaces, and anywhere inside CJK text (which has none)."""
-    lines, line = [], ""
-    for token in _tokens(text):
-        if line and _width(line + token) > width:
-            lines.append(line.rstrip())
-            line = token.lstrip()
-        else:
-            line += token
-    return [*lines, line.rstrip()] if line.strip() else lines
-
-
-def _tokens(text: str) -> list[str]:
-    out, word = [], ""
-    for ch in text:
-        if _width(ch) == 2:
-            if word:
-                out.append(word)
-                word = ""
-            out.append(ch)
-        elif ch == " ":
-            out.append(word + " ")
-            word = ""
-        else:
-            word += ch
-    return [*out, word] if word else out
-
-
-TITLE_PAD = 6           # px between the figure's top edge and its title
-TITLE_LINE = 1.3        # a title line's height, in title font sizes
-
-
 def panel_title_height(fig: go.Figure) -> float:
     """Height (px) of the panel titles a grid draws just above its first row of plots (0 when there are none)."""
-    font = fig.layout.font.size or NORMAL.font_size
-    panels = [a for a in fig.layout.annotations if a.yref == "paper" and (a.y or 0) >= 1 and a.yanchor == "bottom"]
-    return max([(a.font.size or font) * 1.4 * (1 + str(a.text).count("<br>")) for a in panels], default=0.0)
+    return _panel_title_height(fig.layout.to_plotly_json())
 
 
 def place_title(fig: go.Figure, width: int | None = None, copy: bool = True) -> go.Figure:
@@ -269,21 +243,11 @@ def place_title(fig: go.Figure, width: int | None = None, copy: bool = True) -> 
     drawn where the title is."""
     if copy:
         fig = go.Figure(fig, _validate=VALIDATE)
-    text = fig.layout.title.text or ""
-    font = fig.layout.font.size or NORMAL.font_size
-    title_font = fig.layout.title.font.size or round(font * 1.25)
-    if text and "<br>" not in text and width and _width(text) > width:
-        lines = wrap_text(text, width)
-        balanced = wrap_text(text, math.ceil(_width(text) / len(lines)) + 4)      # lines of similar length
-        text = "<br>".join(balanced if len(balanced) == len(lines) else lines)
-    n_lines = text.count("<br>") + 1 if text else 0
-    top = TITLE_PAD + n_lines * title_font * TITLE_LINE + (4 if n_lines else 0) + panel_title_height(fig) + 2
-    # plotly anchors a title's first line: with yanchor "bottom" its baseline sits at y and later lines hang below
-    # (with "top", lines beyond the first climb above the figure's edge), so y puts the first line's top at the pad
-    height = fig.layout.height or NORMAL.height
-    fig.layout.title.update(text=text, yref="container", y=1 - (TITLE_PAD + 0.95 * title_font) / height,
-                            yanchor="bottom", pad={"t": 0, "b": 0}, font={"size": title_font})
-    fig.layout.margin.t = max(round(top), 20)
+    layout = fig.layout.to_plotly_json()
+    update = title_placement(layout, width)
+    if not _holds(layout, update):          # (placed already when the figure was built, unless ``width`` wraps it)
+        fig.layout.title.update(update["title"])
+        fig.layout.margin.t = update["margin"]["t"]
     return fig
 
 
@@ -324,16 +288,6 @@ def wrap_axis_titles(fig: go.Figure) -> go.Figure:
     for key, text in long.items():
         out.layout[key].title.text = text
     return out
-
-
-def legend_rows(names: Sequence[str], font: float, width: float) -> int:
-    """How many rows a horizontal legend of ``names`` takes in ``width`` px: plotly lays the entries (a 40 px
-    sample plus the text) in a grid, as many columns as fit, each as wide as its widest entry."""
-    entries = [40 + 0.6 * font * _width(name) for name in names]
-    for columns in range(len(entries), 0, -1):
-        if sum(max(entries[j::columns]) for j in range(columns)) <= width:
-            return math.ceil(len(entries) / columns)
-    return len(entries)
 
 
 def _plotted_points(fig: go.Figure) -> tuple[np.ndarray, np.ndarray, bool, bool]:
@@ -394,31 +348,15 @@ def legend_inside(fig: go.Figure, width: float, hide_at_most: float = 0.03) -> b
     return True
 
 
-def axis_band(font_size: float, has_x_title: bool) -> float:
-    """px under the plot that the x axis's tick labels (and its title) take."""
-    return font_size * (1.8 + (1.7 if has_x_title else 0)) + 12
-
-
 def place_legend(fig: go.Figure, width: float = LEGEND_ROW, max_rows: int = 1) -> go.Figure:
     """Put a legend drawn below the plot at the bottom of the figure, under the x axis's tick labels and title,
     with a bottom margin that holds both. Its entries run in rows when they fit in ``max_rows`` rows of ``width``
     px (the narrowest the chart is drawn at: a row that plotly wraps further in a narrower chart would climb onto
     the axis title), else one entry per line. Changes ``fig`` in place."""
-    legend = fig.layout.legend
-    below = legend.y == 0 if legend.yref == "container" else (legend.y is not None and legend.y < 0)
-    if not fig.layout.showlegend or not below:
-        return fig
-    font = legend.font.size or fig.layout.font.size or NORMAL.font_size
-    names = [t.name for t in fig.data if t.name and t.showlegend is not False
-             and t.type in ("scatter", "bar", "histogram")]
-    if not names:
-        return fig
-    packed = legend_rows(names, font, width)
-    in_rows = packed <= max_rows
-    rows = packed if in_rows else len(names)
-    has_x_title = any(fig.layout[k].title.text for k in fig.layout if k.startswith("xaxis"))
-    axis = axis_band(fig.layout.font.size or NORMAL.font_size, has_x_title)
-    legend.update(orientation="h" if in_rows else "v", yref="container", y=0, yanchor="bottom", x=0, xanchor="left",
-                  tracegroupgap=0)
-    fig.layout.margin.b = round(axis + rows * font * 1.45 + 8)
+    traces = [{"name": t.name, "showlegend": t.showlegend, "type": t.type} for t in fig.data]
+    layout = fig.layout.to_plotly_json()
+    update = legend_placement(layout, traces, width, max_rows)
+    if update is not None and not _holds(layout, update):
+        fig.layout.legend.update(update["legend"])
+        fig.layout.margin.b = update["margin"]["b"]
     return fig

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from ..figures.style import axis_band
+from ..figures.placement import axis_band
 from ..lessons.base import Spec
 from .control import Control, rerun_whole_page
 

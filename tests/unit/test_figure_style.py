@@ -8,19 +8,16 @@ import pytest
 from explorer.data import dataset_arrays
 from explorer.figures.common import heatmap_grid
 from explorer.figures.dark import _is_dark, dark
+from explorer.figures.placement import DEFAULT_FONT, DEFAULT_HEIGHT, TITLE_LINE, TITLE_PAD, _width, wrap_text
 from explorer.figures.style import (
     LECTURE,
     NORMAL,
-    TITLE_LINE,
-    TITLE_PAD,
     _log_ticks,
-    _width,
     figure,
     line_trace,
     panel_title_height,
     place_title,
     restyle,
-    wrap_text,
 )
 from explorer.lessons import find_figure
 
@@ -121,3 +118,8 @@ def test_the_dark_copy_changes_colours_only_and_leaves_nothing_dark_on_dark(fig)
 def test_luminance_threshold_against_known_colours():
     assert _is_dark("#000000") and _is_dark("#262730") and _is_dark("#555555")
     assert not any(_is_dark(c) for c in ("#ffffff", "#e0e0e0", "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"))
+
+
+def test_placement_defaults_are_the_normal_style():
+    """A layout without a font size or height is placed as plotly draws it: in the normal style's."""
+    assert (DEFAULT_FONT, DEFAULT_HEIGHT) == (NORMAL.font_size, NORMAL.height)
