@@ -592,7 +592,16 @@ FLOOR_MOVES = {"kernel_regression": ("nw.bandwidth", "string_array_value",
                "masking": ("mask.length", "double_array_value", [[float(v)] for v in (2, 4, 6, 10, 12, 16, 20, 24,
                                                                                         28, 32)]),
                "scaling": ("scale.d", "string_array_value", [[v] for v in ("1", "2", "4", "8", "16", "32", "64",
-                                                                            "256", "512", "1024")])}
+                                                                            "256", "512", "1024")]),
+               "attention_heatmap": ("nw.bandwidth", "string_array_value",
+                                     [[v] for v in ("0.05", "0.0891", "0.126", "0.316", "0.5", "0.891", "1.41",
+                                                    "2.51", "5.0", "10.0")]),
+               "softmax_kernel": ("sk.d", "double_array_value", [[float(v)] for v in (2, 4, 8, 24, 32, 48, 64, 96,
+                                                                                         128, 256)]),
+               "efficient_attention": ("ef.m", "string_array_value", [[v] for v in ("8", "16", "32", "128", "256",
+                                                                                     "512", "1024")])}
+# (Attention learns its bandwidth and Live training compute by training: their own rows, bench_icl_bandwidth and
+# bench_live_browser, time that)
 
 
 def _summary(times: list[float], sizes: list[int]) -> tuple[float, float, float]:

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import t
-from .style import HEAT_SCALE, NORMAL, PALETTE, Line, Style, figure, grid_axes, line_trace, place_title
+from .style import HEAT_SCALE, NORMAL, PALETTE, Line, Style, figure, grid_axes, line_trace
 
 MAX_DISPLAY_CELLS = 250_000
 
@@ -91,11 +91,10 @@ def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence 
                        "xaxis": xr, "yaxis": yr, "hovertemplate": _hover(x_title, y_title, colorbar_title, lang)})
         for extra in (extra_traces[i] if i < len(extra_traces) else ()):
             traces.append({**extra, "xaxis": xr, "yaxis": yr})
-    layout = {**axes, "coloraxis": {"colorscale": HEAT_SCALE, "cmin": 0.0, "cmax": zmax,
-                                    "colorbar": {"title": {"text": colorbar_title}}}}
-    fig = figure(traces, title, "", "", style, height or max(300, 280 * rows), layout=layout)
-    fig.layout.annotations = annotations
-    return place_title(fig, copy=False)
+    layout = {**axes, "annotations": annotations, "coloraxis": {"colorscale": HEAT_SCALE, "cmin": 0.0, "cmax": zmax,
+                                                                "colorbar": {"title": {"text": colorbar_title}}}}
+    # the panel titles are annotations in the layout, so the figure's title is placed above them as it is built
+    return figure(traces, title, "", "", style, height or max(300, 280 * rows), layout=layout)
 
 
 def lines(x: Sequence, series: Mapping[str, Sequence], title: str, x_title: str, y_title: str,

@@ -20,7 +20,7 @@ import pandas  # noqa: F401  (see below)
 import plotly.graph_objects as go
 import plotly.io
 import streamlit as st
-from _plotly_utils.utils import convert_to_base64
+from _plotly_utils.utils import to_typed_array_spec
 
 from ..figures.dark import dark
 from ..figures.files import MIME, image_formats_available, to_bytes
@@ -134,8 +134,7 @@ def single_precision(fig) -> Sent:
                     value = np.where(np.abs(value) < SINGLE_RANGE[0], 0.0, value)
                 size = np.abs(value[np.isfinite(value) & (value != 0)])
                 if not size.size or (size.min() >= SINGLE_RANGE[0] and size.max() <= SINGLE_RANGE[1]):
-                    trace[name] = value.astype(np.float32)
-    convert_to_base64(out)
+                    trace[name] = to_typed_array_spec(value.astype(np.float32))    # (to_dict encoded the rest)
     return Sent(out)
 
 
