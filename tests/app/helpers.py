@@ -50,9 +50,9 @@ def upload(at: AppTest, file: tuple[str, bytes, str]) -> AppTest:
 
 
 def set_bandwidth(at: AppTest, h: float) -> AppTest:
-    """Move the bandwidth slider to ``h``, then read the whole page. On Kernel regression the move reruns only the
-    parts it changes (the fit, the LOO curve, the typed box: ``test_a_bandwidth_move_reruns_only_its_parts``);
-    AppTest's tree then holds only those parts, where a browser keeps the rest of the page as drawn, so a test
-    that reads the rest runs the page once more (a run that changes nothing)."""
+    """Move the bandwidth slider to ``h``, then read the whole page. On Kernel regression and Attention heatmap the
+    move reruns only the parts it changes (``test_a_bandwidth_move_reruns_only_its_parts`` on each); AppTest's
+    tree then holds only those parts, where a browser keeps the rest of the page as drawn, so a test that reads
+    the rest runs the page once more (a run that changes nothing)."""
     at.select_slider(key="nw.bandwidth").set_value(h).run()
     return at.run()

@@ -1,7 +1,7 @@
 import numpy as np
 
 from explorer.lessons.shared import TEMPERATURES
-from tests.app.helpers import assert_clean, chart_data, page
+from tests.app.helpers import assert_clean, chart_data, page, set_bandwidth
 
 
 def test_heatmap_default_and_controls():
@@ -11,7 +11,7 @@ def test_heatmap_default_and_controls():
     assert z0.min() >= 0
     np.testing.assert_allclose(np.asarray(z0, float).sum(axis=1), 1.0, atol=1e-5)
 
-    at.select_slider(key="nw.bandwidth").set_value(0.05).run()
+    set_bandwidth(at, 0.05)
     assert_clean(at)
     assert not np.allclose(chart_data(at, "heatmap")[0]["z"], z0)
 
@@ -65,3 +65,32 @@ def test_softmax_kernel_page_with_more_points_than_the_learned_layers_see():
     at.run()
     assert_clean(at)
     assert any("300" in m.value for m in at.markdown)
+
+
+def _specs(at) -> dict[str, str]:
+    """The page's charts by their keys (an element's id ends with its key)."""
+    return {el.proto.id.rsplit("-", 1)[-1]: el.proto.spec for el in at.get("plotly_chart")}
+
+
+def test_a_bandwidth_move_reruns_only_its_parts():
+    """On the heatmap page a bandwidth move redraws the matrix, the one query's row and entropy, their sentences
+    and the notice (it quotes h), not the sweep of other bandwidths (four more matrices); those parts draw what a
+    whole run draws at the new h. With no bandwidth picked the sweep shows h, and the move reruns the whole page."""
+    at = page("attention_heatmap")
+    before = _specs(at)
+    assert set(before) == {"heatmap", "query_row", "entropy", "sweep"}
+    at.select_slider(key="nw.bandwidth").set_value(0.5).run()
+    assert_clean(at)
+    alone = _specs(at)
+    assert set(alone) == {"heatmap", "query_row", "entropy"} and not at.title
+    assert all(alone[k] != before[k] for k in ("heatmap", "query_row"))
+    assert any(m.value.startswith("Query x =") for m in at.markdown) and at.query_params["nw.bandwidth"] == "0.5"
+    notice = [m.value for m in at.markdown if "attention" in m.value and not m.value.startswith("Query x")]
+    at.run()
+    whole = _specs(at)
+    assert all(whole[k] == alone[k] for k in alone) and whole["sweep"] == before["sweep"]
+    assert notice and all(any(m.value == n for m in at.markdown) for n in notice)     # the notice as a whole run
+    at.multiselect(key="heat.sweep").set_value([]).run()
+    set_bandwidth(at, 1.0)
+    at.select_slider(key="nw.bandwidth").set_value(2.0).run()
+    assert len(_specs(at)) == 4 and at.title                    # the sweep shows h: the whole page

@@ -15,7 +15,7 @@ from explorer.kernels import KERNELS
 from explorer.lessons import attention_heatmap as AH
 from explorer.lessons.shared import N
 from explorer.regression import nw_weights
-from tests.app.helpers import assert_clean, chart_data, page
+from tests.app.helpers import assert_clean, chart_data, page, set_bandwidth
 from tests.lessons.sweep import SEEDS, ends
 
 D = make_dataset("sine_mix", 200, 0.3, 0)
@@ -170,7 +170,7 @@ def test_no_support_is_not_one_hot():
     page draws them as gaps (NaN), not as entropy 0, and says how many, at seeds 0-4."""
     at = page("attention_heatmap")
     at.selectbox(key="nw.kernel").set_value("boxcar").run()
-    at.select_slider(key="nw.bandwidth").set_value(0.01).run()
+    set_bandwidth(at, 0.01)
     for seed in SEEDS:
         at.number_input(key="data.seed").set_value(seed).run()
         assert_clean(at)
@@ -205,7 +205,7 @@ def test_row_text_numbers():
         at.number_input(key="data.seed").set_value(seed).run()
         d = make_dataset("sine_mix", 200, 0.3, seed)
         for h in (0.05, 0.2, 1.0):
-            at.select_slider(key="nw.bandwidth").set_value(h).run()
+            set_bandwidth(at, h)
             w = _numpy_weights(_queries(d, 100), d.x, "gaussian", h)[nearest]
             text = next(m.value for m in at.markdown if m.value.startswith("Query x ="))
             assert f"**{float(w.max()):.3f}**" in text
