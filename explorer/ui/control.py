@@ -12,13 +12,13 @@ session state and the callback a change runs.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType, SimpleNamespace
 from typing import Any, NoReturn
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from ..lessons.params import Param
 from . import state as ui_state
@@ -96,8 +96,14 @@ def controls(lesson: ModuleType, on_change: Mapping[Param, Callable[[], None]] |
 
 def rerun_alone(*parts: str) -> Callable[[], None]:
     """The ``on_change`` of a control whose move changes only the named parts of its page (``page.page_part``): its
-    move reruns those parts and leaves the rest of the page as it was drawn."""
-    return functools.partial(st.rerun, list(parts))
+    move reruns those parts and leaves the rest of the page as it was drawn. When the last run did not draw one of
+    them (the page stopped above it: a question to answer first), the move reruns the whole page."""
+    def rerun() -> None:
+        try:
+            st.rerun(list(parts))
+        except StreamlitAPIException:      # a part the last run did not draw: Streamlit knows no such fragment
+            return                          # (a callback that returns reruns the whole page)
+    return rerun
 
 
 def rerun_whole_page() -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from .control import stop_page
+from .control import rerun_whole_page, stop_page
 from .poll import class_result, is_open, lecturer_panel
 from .state import lecture_mode, predict_mode, tr
 
@@ -85,9 +85,11 @@ def verdict(key: str, choices: Sequence[str], answer: int, why: str, guess: int 
 def _reveal(picked_key: str, done_key: str, guess_key: str) -> None:
     st.session_state[guess_key] = st.session_state.get(picked_key)     # the radio's own state goes when it is not drawn
     st.session_state[done_key] = True
+    rerun_whole_page()          # the page goes on past the question (asked inside a part, it would redraw only that)
 
 
 def _ask_again(key: str) -> None:
     st.session_state.pop(f"predict.{key}.done", None)
     st.session_state.pop(f"predict.{key}.guess", None)
     st.session_state.pop(f"poll.{key}", None)          # a new question gets a new poll (the old one expires)
+    rerun_whole_page()          # the page stops at the question again

@@ -139,3 +139,23 @@ def test_a_bandwidth_move_reruns_only_its_parts():
     at.text_input(key="nw.typed").input("2").run()                   # a typed h: the slider too, so the page
     assert_clean(at)
     assert len(_specs(at)) == 3 and at.select_slider(key="nw.bandwidth").value == 2.0
+
+
+def test_a_bandwidth_move_before_the_question_is_answered_reruns_the_whole_page():
+    """With predict-first on (lecture mode's default) the page stops at the LOO question until it is answered, so
+    the LOO part is not drawn: a bandwidth move then reruns the whole page (no error), and once the question is
+    answered it reruns the parts again."""
+    at = page("kernel_regression")
+    at.session_state["ui.predict"] = True
+    at.run()
+    assert set(_specs(at)) == {"fit", "shapes"}
+    at.select_slider(key="nw.bandwidth").set_value(0.5).run()
+    assert_clean(at)
+    assert set(_specs(at)) == {"fit", "shapes"} and at.title and at.query_params["nw.bandwidth"] == "0.5"
+    at.radio(key="predict.kr.loo.pick").set_value(0).run()
+    at.button(key="predict.kr.loo.reveal").click().run()
+    assert_clean(at)
+    assert set(_specs(at)) == {"fit", "shapes", "loo"}
+    at.select_slider(key="nw.bandwidth").set_value(1.0).run()
+    assert_clean(at)
+    assert set(_specs(at)) == {"fit", "loo"}
