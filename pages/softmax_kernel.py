@@ -7,12 +7,12 @@ import streamlit as st
 from explorer.lessons import softmax_kernel as L
 from explorer.ui import cache
 from explorer.ui.cache import spec_data
-from explorer.ui.control import stop_page
+from explorer.ui.control import rerun_alone, stop_page
 from explorer.ui.controls import dataset_controls, lesson_controls
 from explorer.ui.figure import show_spec
 from explorer.ui.follow import Follow
 from explorer.ui.layout import controls_and_figure, explanation
-from explorer.ui.page import lesson_page
+from explorer.ui.page import lesson_page, page_part
 from explorer.ui.predict import prediction
 from explorer.ui.state import lecture_mode, say, tr
 
@@ -21,44 +21,44 @@ C = lesson_controls(L)
 IDENTITY = (r"\exp\!\left(\frac{q\cdot k}{\tau}\right) = \exp\!\left(-\frac{\|q-k\|^2}{2\tau}\right)"
             r"\exp\!\left(\frac{\|q\|^2}{2\tau}\right)\exp\!\left(\frac{\|k\|^2}{2\tau}\right)")
 
-with lesson_page(C, question="sk.question"):
-    if not lecture_mode():
-        st.latex(IDENTITY)
+SIDE, TAU_PART = "sk.side", "sk.tau"     # the parts of the page a move of d (or of τ) redraws
 
-    ds = dataset_controls()
-    (c1, c2, c3), main = controls_and_figure(3)
-    d, n_keys = C.D.draw(c1), C.N_KEYS.draw(c1)
-    spread, seed = C.SPREAD.draw(c2), C.SEED.draw(c2)
-    if not C.TAU_SQRT_D.draw(c3):
-        C.TAU.draw(c3)
-    tau = L.temperature(C.values())
-    sigma = math.sqrt(tau)
-    wrong = L.wrong_widths(d, tau)
-    explain = tr("sk.explain", tau=tau, sigma=sigma, half_tau=wrong['half_tau'],
-                 half_d=wrong['half_d'], half_d_effect=tr(f"sk.{wrong['half_d_effect']}"))
-    if not lecture_mode():
-        st.markdown(explain)
+
+def kernel_view(data: dict) -> tuple[dict, dict]:
+    """The page's figures at the current settings, and the side-by-side comparison's data (cached)."""
+    specs = L.figures(C.values(), data)
+    return specs, spec_data(specs["softmax_vs_kernel"])
+
+
+@page_part(C, SIDE)
+def side_by_side(data: dict) -> None:
+    """The question, then dot-product and Gaussian-kernel attention side by side (their slider follows d or τ)."""
     try:
-        data = cache.dataset(*ds)
-        specs = L.figures(C.values(), data)
-        res = spec_data(specs["softmax_vs_kernel"])
+        specs, res = kernel_view(data)
     except ValueError as err:
         stop_page(say(err))
+    st.subheader(tr("sk.side"))
+    gaps = [tr(f"sk.gap_{i}") for i in range(3)]
+    gap = L.gap_size(res["max_diff"])
+    revealed = prediction("sk.gap", tr("sk.predict_q", spread=C.SPREAD.value), gaps, gap,
+                          tr("sk.predict_why", diff=res['max_diff'], lo=res['key_norms'].min(),
+                             hi=res['key_norms'].max()))
+    show_spec(specs["softmax_vs_kernel"], res, key="side_by_side", main=True,    # τ, or d when τ = √d
+              follow=Follow(C.D if C.TAU_SQRT_D.value else C.TAU, lambda v: L.figures(v, data), C.values()),
+              answer=tr("sk.answer_mark", answer=gaps[gap], diff=res['max_diff']) if revealed.shown else None)
 
-    with main:
-        st.subheader(tr("sk.side"))
-        gaps = [tr(f"sk.gap_{i}") for i in range(3)]
-        gap = L.gap_size(res["max_diff"])
-        revealed = prediction("sk.gap", tr("sk.predict_q", spread=spread), gaps, gap,
-                              tr("sk.predict_why", diff=res['max_diff'], lo=res['key_norms'].min(),
-                                 hi=res['key_norms'].max()))
-        show_spec(specs["softmax_vs_kernel"], res, key="side_by_side", main=True,    # τ, or d when τ = √d
-                  follow=Follow(C.D if C.TAU_SQRT_D.value else C.TAU, lambda v: L.figures(v, data), C.values()),
-                  answer=tr("sk.answer_mark", answer=gaps[gap], diff=res['max_diff'])
-                  if revealed.shown else None)
+
+@page_part(C, TAU_PART)
+def what_tau_does(data: dict) -> None:
+    """The widths, the numbers of the comparison, and the temperature's and top-k's sections."""
+    specs, res = kernel_view(data)
+    d, n_keys, spread = C.D.value, C.N_KEYS.value, C.SPREAD.value
+    tau = L.temperature(C.values())
+    wrong = L.wrong_widths(d, tau)
     if lecture_mode():                  # the figure first, then the identity and what it shows
         st.latex(IDENTITY)
-        st.markdown(explain)
+    st.markdown(tr("sk.explain", tau=tau, sigma=math.sqrt(tau), half_tau=wrong['half_tau'],
+                   half_d=wrong['half_d'], half_d_effect=tr(f"sk.{wrong['half_d_effect']}")))
     m1, m2, m3 = st.columns(3)
     m1.metric(tr("sk.max_diff"), f"{res['max_diff']:.2e}")
     m2.metric(tr("sk.max_diff_corrected"), f"{res['max_diff_corrected']:.2e}", help=tr("sk.bias_help"))
@@ -92,6 +92,29 @@ with lesson_page(C, question="sk.question"):
     kept = L.mass_kept(res["topk_curve"], k_top)
     st.markdown(tr("sk.topk_text", k=k_top, n=n_keys, kept=kept))
 
+
+with lesson_page(C, question="sk.question"):
+    if not lecture_mode():
+        st.latex(IDENTITY)
+
+    ds = dataset_controls()
+    (c1, c2, c3), main = controls_and_figure(3)
+    moved = rerun_alone(SIDE, TAU_PART)
+    C.D.draw(c1, on_change=moved)
+    C.N_KEYS.draw(c1)
+    C.SPREAD.draw(c2)
+    C.SEED.draw(c2)
+    if not C.TAU_SQRT_D.draw(c3):
+        C.TAU.draw(c3, on_change=moved)
+    try:
+        data = cache.dataset(*ds)
+    except ValueError as err:
+        stop_page(say(err))
+    with main:
+        side_by_side(data)
+    what_tau_does(data)
+
+    specs = L.figures(C.values(), data)
     st.subheader(tr("sk.learned"))
 
 

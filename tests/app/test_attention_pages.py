@@ -50,6 +50,8 @@ def test_softmax_kernel_page_shows_the_identity_and_its_failure():
         widget = at.number_input(key=key) if key == "sk.seed" else at.slider(key=key)
         widget.set_value(value).run()
         assert_clean(at)
+        if key == "sk.d":       # a move of d reruns only its parts: read the whole page (helpers.set_bandwidth)
+            at.run()
     at.toggle(key="sk.tau_sqrt_d").set_value(False).run()
     at.select_slider(key="sk.tau").set_value(TEMPERATURES[10]).run()
     assert_clean(at)
@@ -94,3 +96,35 @@ def test_a_bandwidth_move_reruns_only_its_parts():
     set_bandwidth(at, 1.0)
     at.select_slider(key="nw.bandwidth").set_value(2.0).run()
     assert len(_specs(at)) == 4 and at.title                    # the sweep shows h: the whole page
+
+
+def test_a_move_of_d_on_softmax_is_a_kernel_reruns_only_its_parts():
+    """A move of d (τ = √d) redraws the side-by-side comparison, its numbers and the temperature and top-k
+    sections, not the learned bandwidth or the parametric layer (trained on the data, whatever d); those parts
+    draw what a whole run draws at the new d. Before the page's question is answered the page stops at it, and
+    the move reruns the whole page; once answered, the parts again."""
+    at = page("softmax_kernel", timeout=180)
+    before = _specs(at)
+    at.slider(key="sk.d").set_value(64).run()
+    assert_clean(at)
+    alone = _specs(at)
+    assert set(alone) == {"side_by_side", "spread_curve", "tau_sweep", "h_sweep", "topk_curve", "topk_heatmap"}
+    assert not at.title and at.query_params["sk.d"] == "64" and alone["side_by_side"] != before["side_by_side"]
+    assert any("τ = 8" in m.value for m in at.markdown)                    # the widths at τ = √64
+    at.run()
+    whole = _specs(at)
+    assert all(whole[k] == alone[k] for k in alone) and whole["learned_h"] == before["learned_h"]
+
+    at = page("softmax_kernel", timeout=180)
+    at.session_state["ui.predict"] = True
+    at.run()
+    at.slider(key="sk.d").set_value(64).run()
+    assert_clean(at)
+    assert at.title and not _specs(at)                                     # the page waits for the answer
+    at.radio(key="predict.sk.gap.pick").set_value(0).run()
+    at.button(key="predict.sk.gap.reveal").click().run()
+    assert_clean(at)
+    assert "learned_h" in _specs(at)                                       # the reveal draws the whole page
+    at.slider(key="sk.d").set_value(32).run()
+    assert_clean(at)
+    assert "learned_h" not in _specs(at) and "side_by_side" in _specs(at)
