@@ -12,7 +12,7 @@ DEFAULT_FONT = 13       # px: the font size and the figure height plotly draws w
 DEFAULT_HEIGHT = 420    # (style.NORMAL's; tests/unit/test_figure_style.py checks they agree)
 
 
-def _width(text: str) -> int:
+def text_width(text: str) -> int:
     """Display width in Latin-letter units: a CJK character is about two."""
     return sum(2 if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" else 1 for ch in text)
 
@@ -21,7 +21,7 @@ def wrap_text(text: str, width: int) -> list[str]:
     """Lines of at most ``width`` units: breaks at spaces, and anywhere inside CJK text (which has none)."""
     lines, line = [], ""
     for token in _tokens(text):
-        if line and _width(line + token) > width:
+        if line and text_width(line + token) > width:
             lines.append(line.rstrip())
             line = token.lstrip()
         else:
@@ -32,7 +32,7 @@ def wrap_text(text: str, width: int) -> list[str]:
 def _tokens(text: str) -> list[str]:
     out, word = [], ""
     for ch in text:
-        if _width(ch) == 2:
+        if text_width(ch) == 2:
             if word:
                 out.append(word)
                 word = ""
@@ -58,23 +58,23 @@ def _size(part) -> float | None:
     return ((part or {}).get("font") or {}).get("size")
 
 
-def _deep_update(target: dict, update: dict) -> dict:
+def deep_update(target: dict, update: dict) -> dict:
     """``target`` with ``update`` merged in, nested dicts key by key (as plotly's ``update`` merges properties)."""
     for key, value in update.items():
         if isinstance(value, dict) and isinstance(target.get(key), dict):
-            _deep_update(target[key], value)
+            deep_update(target[key], value)
         else:
             target[key] = value
     return target
 
 
-def _holds(target: dict, update: dict) -> bool:
+def holds(target: dict, update: dict) -> bool:
     """Whether ``target`` already has every value of ``update`` (then applying it to a Figure changes nothing)."""
-    return all(_holds(target.get(k) or {}, v) if isinstance(v, dict) and isinstance(target.get(k, {}), dict)
+    return all(holds(target.get(k) or {}, v) if isinstance(v, dict) and isinstance(target.get(k, {}), dict)
                else target.get(k) == v for k, v in update.items())
 
 
-def _panel_title_height(layout: dict) -> float:
+def panel_titles_height(layout: dict) -> float:
     font = _size(layout) or DEFAULT_FONT
     panels = [a for a in layout.get("annotations") or () if a.get("yref") == "paper" and (a.get("y") or 0) >= 1
               and a.get("yanchor") == "bottom"]
@@ -87,12 +87,12 @@ def title_placement(layout: dict, width: int | None = None) -> dict:
     text = _text(title)
     font = _size(layout) or DEFAULT_FONT
     title_font = (_size(title) if isinstance(title, dict) else None) or round(font * 1.25)
-    if text and "<br>" not in text and width and _width(text) > width:
+    if text and "<br>" not in text and width and text_width(text) > width:
         lines = wrap_text(text, width)
-        balanced = wrap_text(text, math.ceil(_width(text) / len(lines)) + 4)      # lines of similar length
+        balanced = wrap_text(text, math.ceil(text_width(text) / len(lines)) + 4)      # lines of similar length
         text = "<br>".join(balanced if len(balanced) == len(lines) else lines)
     n_lines = text.count("<br>") + 1 if text else 0
-    top = TITLE_PAD + n_lines * title_font * TITLE_LINE + (4 if n_lines else 0) + _panel_title_height(layout) + 2
+    top = TITLE_PAD + n_lines * title_font * TITLE_LINE + (4 if n_lines else 0) + panel_titles_height(layout) + 2
     # plotly anchors a title's first line: with yanchor "bottom" its baseline sits at y and later lines hang below
     # (with "top", lines beyond the first climb above the figure's edge), so y puts the first line's top at the pad
     height = layout.get("height") or DEFAULT_HEIGHT
@@ -104,7 +104,7 @@ def title_placement(layout: dict, width: int | None = None) -> dict:
 def legend_rows(names: Sequence[str], font: float, width: float) -> int:
     """How many rows a horizontal legend of ``names`` takes in ``width`` px: plotly lays the entries (a 40 px
     sample plus the text) in a grid, as many columns as fit, each as wide as its widest entry."""
-    entries = [40 + 0.6 * font * _width(name) for name in names]
+    entries = [40 + 0.6 * font * text_width(name) for name in names]
     for columns in range(len(entries), 0, -1):
         if sum(max(entries[j::columns]) for j in range(columns)) <= width:
             return math.ceil(len(entries) / columns)

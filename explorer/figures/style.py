@@ -16,11 +16,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .placement import (
-    _deep_update,
-    _holds,
-    _panel_title_height,
-    _width,
+    deep_update,
+    holds,
     legend_placement,
+    panel_titles_height,
+    text_width,
     title_placement,
     wrap_text,
 )
@@ -141,8 +141,8 @@ def figure(traces: Sequence[dict], title: str, x_title: str, y_title: str, style
     }
     lay.update(layout or {})
     # placed on the dict: on a built Figure, placing costs more than building it
-    _deep_update(lay, legend_placement(lay, traces, LEGEND_ROW) or {})
-    _deep_update(lay, title_placement(lay))
+    deep_update(lay, legend_placement(lay, traces, LEGEND_ROW) or {})
+    deep_update(lay, title_placement(lay))
     return go.Figure(data=list(traces), layout=lay, _validate=VALIDATE)
 
 
@@ -232,7 +232,7 @@ def restyle(fig: go.Figure, style: Style) -> go.Figure:
 
 def panel_title_height(fig: go.Figure) -> float:
     """Height (px) of the panel titles a grid draws just above its first row of plots (0 when there are none)."""
-    return _panel_title_height(fig.layout.to_plotly_json())
+    return panel_titles_height(fig.layout.to_plotly_json())
 
 
 def place_title(fig: go.Figure, width: int | None = None, copy: bool = True) -> go.Figure:
@@ -245,7 +245,7 @@ def place_title(fig: go.Figure, width: int | None = None, copy: bool = True) -> 
         fig = go.Figure(fig, _validate=VALIDATE)
     layout = fig.layout.to_plotly_json()
     update = title_placement(layout, width)
-    if not _holds(layout, update):          # (placed already when the figure was built, unless ``width`` wraps it)
+    if not holds(layout, update):          # (placed already when the figure was built, unless ``width`` wraps it)
         fig.layout.title.update(update["title"])
         fig.layout.margin.t = update["margin"]["t"]
     return fig
@@ -280,8 +280,8 @@ def wrap_axis_titles(fig: go.Figure) -> go.Figure:
         axis = fig.layout[key]
         lo, hi = axis.domain or (0, 1)
         text = axis.title.text
-        if text and "<br>" not in text and 0.55 * font * _width(text) > 0.95 * plot * (hi - lo):
-            long[key] = "<br>".join(wrap_text(text, math.ceil(_width(text) / 2) + 2))
+        if text and "<br>" not in text and 0.55 * font * text_width(text) > 0.95 * plot * (hi - lo):
+            long[key] = "<br>".join(wrap_text(text, math.ceil(text_width(text) / 2) + 2))
     if not long:
         return fig
     out = go.Figure(fig, _validate=VALIDATE)
@@ -327,7 +327,7 @@ def legend_inside(fig: go.Figure, width: float, hide_at_most: float = 0.03) -> b
     bottom = axis_font * 3.5 + 12
     plot_w = width - (fig.layout.margin.l or 60) - (fig.layout.margin.r or 20) - axis_font * 2.5
     plot_h = (fig.layout.height or NORMAL.height) - (fig.layout.margin.t or 50) - bottom
-    box_w = (max(40 + 0.6 * font * _width(n) for n in names) + 16) / plot_w        # as fractions of the plot
+    box_w = (max(40 + 0.6 * font * text_width(n) for n in names) + 16) / plot_w        # as fractions of the plot
     box_h = (len(names) * font * 1.45 + 12) / plot_h
     if box_w > 0.7 or box_h > 0.7:
         return False
@@ -356,7 +356,7 @@ def place_legend(fig: go.Figure, width: float = LEGEND_ROW, max_rows: int = 1) -
     traces = [{"name": t.name, "showlegend": t.showlegend, "type": t.type} for t in fig.data]
     layout = fig.layout.to_plotly_json()
     update = legend_placement(layout, traces, width, max_rows)
-    if update is not None and not _holds(layout, update):
+    if update is not None and not holds(layout, update):
         fig.layout.legend.update(update["legend"])
         fig.layout.margin.b = update["margin"]["b"]
     return fig

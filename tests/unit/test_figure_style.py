@@ -8,7 +8,7 @@ import pytest
 from explorer.data import dataset_arrays
 from explorer.figures.common import heatmap_grid
 from explorer.figures.dark import _is_dark, dark
-from explorer.figures.placement import DEFAULT_FONT, DEFAULT_HEIGHT, TITLE_LINE, TITLE_PAD, _width, wrap_text
+from explorer.figures.placement import DEFAULT_FONT, DEFAULT_HEIGHT, TITLE_LINE, TITLE_PAD, text_width, wrap_text
 from explorer.figures.style import (
     LECTURE,
     NORMAL,
@@ -30,9 +30,9 @@ from explorer.lessons import find_figure
 ])
 def test_wrapped_lines_fit_and_keep_every_word(text, width):
     lines = wrap_text(text, width)
-    assert all(_width(line) <= width for line in lines)
+    assert all(text_width(line) <= width for line in lines)
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")
-    assert len(lines) <= math.ceil(_width(text) / (width * 0.6))       # no line wasted on a short break
+    assert len(lines) <= math.ceil(text_width(text) / (width * 0.6))       # no line wasted on a short break
 
 
 def test_a_wrapped_title_gets_room_above_the_plot_and_the_original_is_untouched():
@@ -79,7 +79,7 @@ def test_a_legend_below_the_plot_gets_a_bottom_margin_for_all_its_lines():
     traces = [line_trace([1, 2], [1, 2], f"a long legend entry number {i}", "#1f77b4", style=NORMAL) for i in range(5)]
     fig = figure(traces, "t", "x", "y")
     legend = fig.layout.legend
-    assert sum(40 + 0.6 * NORMAL.font_size * _width(t["name"]) for t in traces) > LEGEND_ROW
+    assert sum(40 + 0.6 * NORMAL.font_size * text_width(t["name"]) for t in traces) > LEGEND_ROW
     assert legend.orientation == "v" and legend.yref == "container" and legend.y == 0
     assert fig.layout.margin.b >= 5 * NORMAL.font_size * 1.4 + 3 * NORMAL.font_size     # 5 lines + axis and title
     short = figure([line_trace([1, 2], [1, 2], name, "#1f77b4", style=NORMAL) for name in ("fit", "truth")], "t", "x",
