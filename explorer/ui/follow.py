@@ -12,9 +12,13 @@ per screen refresh; not in lecture mode, where the figure has no room to spare),
 whose value Streamlit shows while it is dragged (the nearest frame is played). A small component (``_JS``) does
 the second, and sets the page's control when the first is released.
 
-Measured in Chromium here (tests/e2e/test_follow.py, ``make bench``): a frame that moves only lines takes
-15-30 ms (plotly animates it), one that redraws heatmaps or labels 30-70 ms (the component draws it with
-``Plotly.react``).
+A frame that moves only lines is animated by plotly (15-30 ms in Chromium here). A frame that redraws heatmaps or
+labels would take plotly 30-70 ms to draw (Masking's pair of 16 × 16 heatmaps is the slowest), more than a frame of
+a drag: so once the figure is drawn, the component draws each such frame ahead, off screen, one per turn of the
+browser's event loop, and keeps it as a picture (an SVG copy of plotly's drawing, without the slider). A drag lays
+the frame's picture over the figure (about a millisecond); once the thumb rests, plotly draws that frame itself and
+the picture goes (tests/e2e/test_follow.py checks that both drawings are the same, path by path). Frames/s during a
+drag are measured by that test and by ``make bench``.
 """
 
 from __future__ import annotations
@@ -137,9 +141,8 @@ def slider(param_key: str, values: Sequence, texts: Sequence[str], dumps: Sequen
     ``top``: px from the plot's bottom edge to the slider (below the x axis's labels).
     ``redraw`` False: a frame moves the traces' data only (plotly animates lines 3-5 times faster that way), and the
     component redraws the whole figure (legend, labels) once the thumb rests. ``redraw`` True: the steps do
-    nothing themselves and the component draws each frame with ``Plotly.react`` (a quarter to a third faster than
-    an animation that redraws: Masking 70 against 93 ms a frame, Scaling 32 against 50, Softmax is a kernel 34
-    against 43, in Chromium here), skipping to the latest step when the thumb outruns it."""
+    nothing themselves and the component shows each frame: its picture drawn ahead or, until that is ready, a
+    ``Plotly.react`` of it (skipping to the latest step when the thumb outruns the drawing)."""
     play = {"mode": "immediate", "frame": {"duration": 0, "redraw": redraw}, "transition": {"duration": 0}}
     colours = {"bgcolor": "#3a3f4b", "activebgcolor": "#6b7280", "bordercolor": "#6b7280", "tickcolor": "#9ca3af",
                "font": {"color": "#e6e6e6", "size": font_size}} if dark_page else \
@@ -179,7 +182,7 @@ def attach(fig_dict: dict, follow: Follow, framed: Mapping[Any, dict], font_size
         if legend.get("yref", "paper") == "paper" and (legend.get("y") or 0) < 0:     # a legend under the plot
             layout["legend"] = {**legend, "yref": "container", "y": 0, "yanchor": "bottom"}   # goes under it
     layout["meta"] = {"follow": param.key, "box": widget_class(param.key), "frames": [str(v) for v in values],
-                      "labels": texts, "values": [float(v) for v in values], "redraw": not quick}
+                      "labels": texts, "values": [float(v) for v in values], "redraw": not quick, "current": active}
     out["layout"], out["frames"] = layout, [framed[v] for v in values]
     return out
 
@@ -218,23 +221,136 @@ export default function (component) {
     }
     show(gd, i);
   };
-  // a frame that needs a whole redraw: drawn with Plotly.react from the frame's traces and layout (one pass, where
-  // an animation redraws after applying the frame); a thumb faster than the drawing skips to its latest step
+  // traces and layout of frame k: the figure's traces with the frame's changes, the layout with the frame's entries
+  const frameOf = (gd, k, extra) => {
+    const meta = gd.layout.meta, f = gd._transitionData && gd._transitionData._frameHash[meta.frames[k]];
+    if (!f) return null;
+    const traces = gd.data.map(t => ({ ...t }));
+    (f.traces || []).forEach((t, j) => { if (f.data && f.data[j]) Object.assign(traces[t], f.data[j]); });
+    const layout = { ...gd.layout, ...(f.layout || {}), ...(extra || {}) };
+    if (layout.sliders && layout.sliders.length) layout.sliders = [{ ...layout.sliders[0], active: k }];
+    return [traces, layout];
+  };
+  // Frames drawn ahead: once the figure is drawn, each frame that needs a whole redraw is drawn off screen, one
+  // per turn of the event loop, by plotly into a figure of the same size, and kept as a picture (an SVG of the
+  // plot, its axes, legend and colour bar, without the slider). A drag shows a frame by laying its picture over
+  // the figure (a millisecond, where plotly takes 30-70 ms to redraw a pair of heatmaps); when the thumb rests the
+  // figure itself is redrawn at that frame and the picture taken away, so hover and zoom act on what is shown.
+  const SVG = 'http://www.w3.org/2000/svg', REST_MS = 400;
+  let prepared = null;                  // the figure whose frames are drawn ahead (one followed figure a page)
+  if (!document.getElementById('explorer-ahead-style')) {    // while a picture is shown, plotly's own drawing is
+    const css = document.createElement('style');             // hidden but for its background and the slider
+    css.id = 'explorer-ahead-style';
+    css.textContent = '.explorer-ahead-shown .svg-container > .main-svg:first-child > :not(defs),' +
+      '.explorer-ahead-shown .layer-above, .explorer-ahead-shown .infolayer > * { visibility: hidden; }' +
+      '.explorer-ahead-shown .infolayer > .slider-container { visibility: visible; }';
+    document.head.appendChild(css);
+  }
+  const signature = (gd) => [gd._transitionData && gd._transitionData._frameHash[gd.layout.meta.frames[0]],
+                             gd._fullLayout.width, gd._fullLayout.height];
+  const current = (a, gd) => a && signature(gd).every((x, i) => x === a.sig[i]);
+  const picture = (hidden, width, height) => {
+    const [paper, top] = hidden.querySelectorAll('.main-svg');
+    const pic = document.createElementNS(SVG, 'svg');
+    pic.setAttribute('class', 'explorer-ahead');
+    pic.setAttribute('width', width);
+    pic.setAttribute('height', height);
+    pic.setAttribute('style', 'position:absolute;pointer-events:none');     // over the figure's own background
+    for (const c of paper.children) if (!c.classList.contains('draglayer')) pic.appendChild(c.cloneNode(true));
+    for (const c of top.children) {
+      const g = c.cloneNode(true);
+      g.querySelectorAll('.slider-container').forEach(x => x.remove());
+      pic.appendChild(g);
+    }
+    return pic;
+  };
+  const unshow = (gd) => {              // the figure as plotly drew it, again
+    const a = gd.__explorerAhead;
+    if (a && a.shown !== null) { a.pictures[a.shown].remove(); a.shown = null; }
+    gd.classList.remove('explorer-ahead-shown');
+  };
+  const teardown = (gd) => {
+    const a = gd.__explorerAhead;
+    if (!a) return;
+    unshow(gd);
+    clearTimeout(a.timer);
+    if (a.hidden) { window.Plotly.purge(a.hidden); a.hidden.remove(); }
+    gd.__explorerAhead = undefined;
+    delete gd.dataset.framesAhead;
+  };
+  const ahead = (gd) => {
+    if (!window.Plotly || !gd._fullLayout || !gd.layout.meta.redraw || current(gd.__explorerAhead, gd)) return;
+    if (prepared && prepared !== gd) teardown(prepared);
+    const old = gd.__explorerAhead;
+    if (old) { unshow(gd); clearTimeout(old.timer); }
+    prepared = gd;
+    const sig = signature(gd), n = gd.layout.meta.frames.length;
+    let hidden = old && old.hidden;
+    if (!hidden) {
+      hidden = document.createElement('div');
+      hidden.setAttribute('aria-hidden', 'true');
+      document.body.appendChild(hidden);
+    }
+    hidden.style.cssText = `position:fixed;left:-100000px;top:0;width:${sig[1]}px;height:${sig[2]}px;` +
+                           'pointer-events:none';           // off screen (not hidden: its clip paths must clip)
+    const a = gd.__explorerAhead = { sig, hidden, pictures: [], shown: null, token: 0, own: false, timer: null };
+    delete gd.dataset.framesAhead;
+    const step = async (k) => {
+      if (gd.__explorerAhead !== a || !current(a, gd)) return;          // redrawn meanwhile: started again
+      if (k === n) { gd.dataset.framesAhead = String(n); return; }
+      const fr = frameOf(gd, k, { width: sig[1], height: sig[2], meta: undefined });
+      if (!fr) return;
+      await window.Plotly.react(hidden, fr[0], fr[1], { staticPlot: true, displayModeBar: false });
+      if (gd.__explorerAhead !== a) return;
+      a.pictures[k] = picture(hidden, sig[1], sig[2]);
+      setTimeout(() => step(k + 1), 0);
+    };
+    setTimeout(() => step(0), 200);
+  };
+  const nextPaint = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const showAhead = (gd, i) => {
+    const a = gd.__explorerAhead;
+    if (!current(a, gd) || !a.pictures[i]) return false;
+    const pic = a.pictures[i];
+    // beside the figure, not in it (plotly styles every element of its kind it finds in the figure), exactly over
+    // the figure's drawing (to the fraction of a pixel: thin lines would blur)
+    if (a.shown !== null) a.pictures[a.shown].replaceWith(pic);
+    else gd.after(pic);
+    const there = gd.querySelector('.svg-container').getBoundingClientRect(), here = pic.getBoundingClientRect();
+    if (here.left !== there.left || here.top !== there.top) {
+      pic.style.left = `${(parseFloat(pic.style.left) || 0) + there.left - here.left}px`;
+      pic.style.top = `${(parseFloat(pic.style.top) || 0) + there.top - here.top}px`;
+    }
+    a.shown = i;
+    gd.classList.add('explorer-ahead-shown');
+    gd.emit('explorer_followed', { index: i });
+    const token = ++a.token;
+    clearTimeout(a.timer);
+    a.timer = setTimeout(async () => {                 // the thumb rests: plotly draws the frame itself
+      const fr = a.token === token && frameOf(gd, i);
+      if (!fr) return;
+      a.own = true;
+      try { await window.Plotly.react(gd, fr[0], fr[1]); } catch (err) { console.error(err); }
+      a.own = false;
+      await nextPaint();
+      if (a.token === token) unshow(gd);
+    }, REST_MS);
+    return true;
+  };
+  // a frame not drawn ahead yet: drawn with Plotly.react (one pass, where an animation redraws after applying
+  // the frame); a thumb faster than the drawing skips to its latest step
   let drawing = false, wanted = null;
   const react = async (gd) => {
     if (drawing) return;
     drawing = true;
     try {
       while (wanted !== null) {
-        const k = wanted, meta = gd.layout.meta;
+        const k = wanted;
         wanted = null;
-        const f = gd._transitionData && gd._transitionData._frameHash[meta.frames[k]];
-        if (!f) continue;
-        const traces = gd.data.map(t => ({ ...t }));
-        (f.traces || []).forEach((t, j) => { if (f.data && f.data[j]) Object.assign(traces[t], f.data[j]); });
-        const layout = { ...gd.layout, ...(f.layout || {}) };
-        if (layout.sliders && layout.sliders.length) layout.sliders = [{ ...layout.sliders[0], active: k }];
-        await window.Plotly.react(gd, traces, layout);
+        const fr = frameOf(gd, k);
+        if (!fr) continue;
+        unshow(gd);
+        try { await window.Plotly.react(gd, fr[0], fr[1]); } catch (err) { console.error(err); continue; }
         gd.emit('explorer_followed', { index: k });
       }
     } finally { drawing = false; }
@@ -243,7 +359,7 @@ export default function (component) {
     if (gd.__explorerShown === i) return;
     gd.__explorerShown = i;
     const meta = gd.layout.meta;
-    if (meta.redraw) { wanted = i; react(gd); return; }
+    if (meta.redraw) { if (!drawing && showAhead(gd, i)) return; wanted = i; react(gd); return; }
     window.Plotly.animate(gd, [meta.frames[i]], { mode: 'immediate', transition: { duration: 0 },
                                                   frame: { duration: 0, redraw: false } });
     settle(gd, true);
@@ -258,12 +374,18 @@ export default function (component) {
         else settle(gd, true);                                       // plotly animated it: redraw when it rests
       });
       gd.on('plotly_sliderend', (e) => { if (e && e.step) setTriggerValue('value', e.step.value); });
+      gd.on('plotly_afterplot', () => {                // drawn again (a rerun, a resize): so are its frames
+        const a = gd.__explorerAhead;
+        if (a && !a.own) { a.token++; clearTimeout(a.timer); unshow(gd); }
+        if (gd.layout.meta && gd.layout.meta.follow === data.key) ahead(gd);
+      });
     }
+    if (gd) ahead(gd);
     const box = gd && document.querySelector('.' + gd.layout.meta.box);
     const shown = box && box.querySelector('[data-testid="stSliderThumbValue"]');
     if (shown && !shown.__explorerFollow) {
       shown.__explorerFollow = true;
-      gd.__explorerShown = undefined;
+      gd.__explorerShown = gd.layout.meta.current;      // a new control (a rerun): the figure is drawn at its value
       new MutationObserver(() => play(shown.textContent))
         .observe(shown, { childList: true, characterData: true, subtree: true });
     }
@@ -271,7 +393,7 @@ export default function (component) {
   listen();
   const seen = new MutationObserver(listen);
   seen.observe(document.body, { childList: true, subtree: true });
-  return () => { seen.disconnect(); clearTimeout(rest); };
+  return () => { seen.disconnect(); clearTimeout(rest); if (prepared) teardown(prepared); prepared = null; };
 }
 """
 _released = st.components.v2.component("explorer_follow", js=_JS)

@@ -38,6 +38,19 @@ COUNT = """() => { const gd = [...document.querySelectorAll('.js-plotly-plot')]
   return gd.layout.meta.follow; }"""
 
 
+FOLLOWED = """() => [...document.querySelectorAll('.js-plotly-plot')]
+    .find(g => g.layout && g.layout.meta && g.layout.meta.follow)"""
+
+# A figure whose frames redraw it whole has them drawn ahead, off screen, once it is drawn (explorer/ui/follow.py):
+# the number of frames ready, once all are
+AHEAD = f"""() => {{ const gd = ({FOLLOWED})();
+  return !gd.layout.meta.redraw || gd.dataset.framesAhead === String(gd.layout.meta.frames.length); }}"""
+
+
+def frames_ready(page) -> None:
+    page.wait_for_function(AHEAD, timeout=30_000)
+
+
 # more frames drawn than ``n`` and none for 0.3 s: the figure has caught up with the thumb (a thumb faster than the
 # drawing skips steps, so the frames drawn can be fewer than the steps passed)
 RESTED = """n => { const d = window.__follow.drawn;
@@ -117,6 +130,7 @@ def measure(page, url: str, name: str, variant: str, shots=ARTIFACTS) -> dict:
     page.goto(url)
     page.wait_for_selector(".js-plotly-plot .slider-rail-touch-rect")
     wait_idle(page)
+    frames_ready(page)
     got = drag(page)
     if shots is not None:
         (shots / f"follow_{name}_{variant}.png").write_bytes(got["mid_drag"])
@@ -153,6 +167,56 @@ def test_each_main_figure_follows_a_drag_and_the_release_sets_the_control(screen
         link = parse_qs(urlparse(row["url"]).query)
         assert link[control] == [row["released_at"]], f"{name}: the link says {link.get(control)}"
     (ARTIFACTS / "follow_drag.json").write_text(json.dumps(rows, indent=1))
+
+
+# What a drawing shows, in document order, for comparing two drawings of one figure: each path's outline, each
+# image's data (a heatmap's colours) and each text with its place; not the slider (a thumb is where it is) and not
+# what is never seen (clip paths, the layer that takes the mouse).
+DRAWN = """(root) => { const out = [];
+  const walk = (el) => {
+    if (el.classList.contains('slider-container') || el.classList.contains('draglayer')) return;
+    const tag = el.tagName.toLowerCase();
+    if (tag === 'defs') return;
+    if (tag === 'path') out.push('path ' + el.getAttribute('d'));
+    if (tag === 'image') out.push('image ' + (el.getAttribute('href') || el.getAttribute('xlink:href')));
+    if (tag === 'text') out.push(`text ${el.textContent} at ${el.getAttribute('x')},${el.getAttribute('y')}`);
+    for (const c of el.children) walk(c); };
+  walk(root); return out; }"""
+
+
+@pytest.mark.parametrize("name", [n for n, _, _ in PAGES if n in ("masking", "softmax_kernel", "scaling")])
+def test_a_frame_drawn_ahead_is_what_plotly_draws_at_its_value(screen, server_url, name):
+    """The pages whose frames redraw the whole figure (heatmaps, labels) have each frame drawn ahead, off screen,
+    and a drag lays the frame's picture over the figure; once the thumb rests, plotly draws that frame itself and
+    the picture goes. Both drawings of the frame are the same: every path, heatmap image and label, in order."""
+    setup = next(s for n, s, _ in PAGES if n == name)
+    screen.goto(f"{server_url}/{name}?predict=0&{setup}")
+    screen.wait_for_selector(".js-plotly-plot .slider-rail-touch-rect")
+    wait_idle(screen)
+    frames_ready(screen)
+    chart = screen.locator(".js-plotly-plot:has(.slider-rail-touch-rect)").first
+    chart.scroll_into_view_if_needed()
+    n = screen.evaluate(f"() => ({FOLLOWED})().layout.meta.frames.length")
+    k = n // 2
+    picture = screen.evaluate(f"""() => {{ const drawn = {DRAWN};
+        return drawn(({FOLLOWED})().__explorerAhead.pictures[{k}]); }}""")
+    screen.evaluate("""() => { window.__pictures = 0;
+        new MutationObserver(() => { if (document.querySelector('.explorer-ahead')) window.__pictures++; })
+          .observe(document.body, { childList: true, subtree: true }); }""")
+    rail = chart.locator(".slider-rail-touch-rect").bounding_box()
+    y = rail["y"] + rail["height"] / 2
+    screen.mouse.move(rail["x"] + 2, y)
+    screen.mouse.down()
+    screen.mouse.move(rail["x"] + 2 + (rail["width"] - 4) * k / (n - 1), y, steps=4)
+    screen.wait_for_function("window.__pictures > 0", timeout=10_000)
+    screen.wait_for_function("() => !document.querySelector('.explorer-ahead')", timeout=10_000)
+    wait_idle(screen)
+    live = screen.evaluate(f"""() => {{ const drawn = {DRAWN};
+        const [paper, top] = ({FOLLOWED})().querySelectorAll('.main-svg');
+        return drawn(paper).concat(drawn(top)); }}""")
+    screen.mouse.up()
+    assert len(picture) > 20 and any(p.startswith("text ") for p in picture)
+    assert picture == live, f"{name}: frame {k} drawn ahead differs from plotly's drawing of it"
 
 
 def test_the_pages_own_slider_is_a_thumb_too_in_lecture_mode_in_chinese_and_in_the_dark(browser, server_url):
