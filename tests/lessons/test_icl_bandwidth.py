@@ -51,6 +51,29 @@ def _brute_nw_error(noise, n, seed, h):
     return float(np.mean(((w * y).sum(1) / w.sum(1) - f) ** 2))
 
 
+
+@pytest.mark.parametrize("n, noise", [(8, 1.0), (32, 0.3), (128, 0.0)])
+def test_the_leave_one_out_bandwidth_is_the_median_of_each_contexts_pick(n, noise):
+    """ib.loo: for each context, every point predicted from the others by Gaussian NW on the chord distance, the grid
+    h with the lowest error; the median over the contexts. Written out point by point in numpy, at the context
+    slider's ends and middle."""
+    contexts = 6
+    b = incontext.draw_contexts(contexts, 2.0, noise, n, torch.Generator().manual_seed(30_000 + 1))
+    th, y = b["theta"].numpy(), b["y"].numpy()
+    picks = []
+    for c in range(contexts):
+        errors = []
+        for h in incontext.H_GRID:
+            sq = 0.0
+            for i in range(n):
+                others = np.arange(n) != i
+                d2 = 2 - 2 * np.cos(th[c, others] - th[c, i])
+                w = np.exp(-(d2 - d2.min()) / (2 * h * h))
+                sq += (float(w @ y[c, others]) / float(w.sum()) - y[c, i]) ** 2
+            errors.append(sq / n)
+        picks.append(incontext.H_GRID[int(np.argmin(errors))])
+    assert incontext.loo_bandwidth(2.0, noise, n, seed=1, contexts=contexts) == pytest.approx(float(np.median(picks)))
+
 @pytest.mark.sweep
 def test_the_window_narrows_with_L_and_sits_at_the_oracle():
     """ib.window_text_shrinks (so not ib.window_text_not) / ib.oracle_near / ib.loo_text / ib.predict_why /
