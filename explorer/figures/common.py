@@ -58,7 +58,13 @@ def heatmap(z: np.ndarray, x: Sequence | None, y: Sequence | None, title: str, x
              "zmax": zmax if zmax is not None else float(np.nanmax(z)) or 1.0, "colorscale": colorscale,
              "colorbar": {"title": {"text": colorbar_title}},
              "hovertemplate": _hover(x_title, y_title, colorbar_title, lang)}
-    return figure([trace, *extra_traces], title, x_title, y_title, style, height, reverse_y=reverse_y)
+    fig = figure([trace, *extra_traces], title, x_title, y_title, style, height, reverse_y=reverse_y)
+    # cells at positions 0, 1, 2, ...: a tick on each of a few (plotly puts some at 0.5, 1.5 on three cells)
+    if x is None and z.shape[1] <= 12:
+        fig.update_xaxes(dtick=1)
+    if y is None and z.shape[0] <= 12:
+        fig.update_yaxes(dtick=1)
+    return fig
 
 
 def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence | None, y: Sequence | None,

@@ -14,6 +14,8 @@ DARK_BACKGROUND = "#0e1117"           # Streamlit's dark theme background
 DARK_TEXT = "#fafafa"
 DARK_AXIS = {"gridcolor": "#2c303a", "zerolinecolor": "#4a4f5a", "linecolor": "#8a8f99", "tickcolor": "#8a8f99"}
 _LIGHT_INK = "#e0e0e0"                # what black and dark grey lines and labels become on the dark background
+# A trace with this ``meta`` is drawn on the data (marks on a heatmap's cells), not on the page: its ink stays
+ON_DATA = "on-data"
 
 
 _NAMED_DARK = {"black": (0, 0, 0), "dimgray": (105, 105, 105), "dimgrey": (105, 105, 105), "gray": (128, 128, 128),
@@ -84,7 +86,7 @@ def _lighten_colour(obj) -> None:
 def dark(fig: go.Figure, background: str = DARK_BACKGROUND) -> go.Figure:
     """A copy of ``fig`` for a dark page: ``background`` (on the page: transparent, so the app's own shows),
     light text and axes, black or dark grey lines, markers, labels and reference lines turned light grey.
-    Data and every other colour are unchanged."""
+    Data, every other colour and the traces marked ``ON_DATA`` are unchanged."""
     out = go.Figure(fig, _validate=style.VALIDATE)
     out.layout.paper_bgcolor = out.layout.plot_bgcolor = background
     out.layout.font.color = DARK_TEXT
@@ -105,7 +107,7 @@ def dark(fig: go.Figure, background: str = DARK_BACKGROUND) -> go.Figure:
         if getattr(item, "line", None) is not None:
             item.line.color = _lightened(item.line.color)
     for trace in out.data:
-        for part in ("line", "marker"):
+        for part in ("line", "marker") if trace.meta != ON_DATA else ():
             obj = getattr(trace, part, None)
             if obj is None:
                 continue

@@ -6,9 +6,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import sample_colorscale, unlabel_rgb
 
 from ..i18n import t
 from .common import heatmap, heatmap_grid
+from .dark import ON_DATA
 from .style import NORMAL, Style, figure
 
 # how each masking mode is drawn in the line charts: "pre" (correct) first, wide and pale, so that the modes equal
@@ -22,18 +24,34 @@ MODE_STYLE = {
                         "opacity": 1.0},
 }
 MARK_COLOURS = {"weights": "#ff4b4b", "gradient": "#3a3a3a"}    # red on viridis; dark grey on the red-blue map
+LIGHT_MARK = "#f0f0f0"                                           # on the red-blue map's darkest cells
+# plotly.js's own "RdBu" (blue below zero, grey at it, red above), written out: plotly.py's "RdBu" is another scale
+GRADIENT_SCALE = [[0.0, "rgb(5,10,172)"], [0.35, "rgb(106,137,247)"], [0.5, "rgb(190,190,190)"],
+                  [0.6, "rgb(220,170,132)"], [0.7, "rgb(230,145,90)"], [1.0, "rgb(178,10,28)"]]
+
+
+def _luma(colour: str) -> float:
+    """Relative luma in [0, 1] of an ``rgb(...)`` or ``#rrggbb`` colour."""
+    r, g, b = unlabel_rgb(colour) if colour.startswith("rgb") else (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
 
 
 def masked_marks(mask: np.ndarray, style: Style = NORMAL, showlegend: bool = True, lang: str = "en",
-                 on: str = "weights") -> dict:
+                 on: str = "weights", cells: Sequence[str] | None = None) -> dict:
     """A thin × on every masked cell of a heatmap (True = may attend), smaller as the cells get smaller so that
-    the marks never cover what the cells show; red on a weight map, dark grey on a gradient map (``on``)."""
+    the marks never cover what the cells show; red on a weight map, dark grey on a gradient map (``on``), light
+    grey on the cells whose colour (``cells``, row by row) is dark; in the dark theme too (they sit on the cells,
+    not on the page)."""
     mask = np.asarray(mask, dtype=bool)
     qi, kj = np.nonzero(~mask)
     shrink = min(1.0, (8 / max(mask.shape)) ** 0.75)
     colour = MARK_COLOURS[on]
+    if cells is not None:           # each cell's own colour, row by row: whichever ink stands out more from it
+        middle = (_luma(colour) + _luma(LIGHT_MARK)) / 2
+        colour = [LIGHT_MARK if _luma(cells[q * mask.shape[1] + k]) < middle else colour
+                  for q, k in zip(qi, kj, strict=True)]
     return {"type": "scatter", "x": kj, "y": qi, "mode": "markers", "name": t("fig.masked", lang),
-            "showlegend": showlegend, "hoverinfo": "skip",
+            "showlegend": showlegend, "hoverinfo": "skip", "meta": ON_DATA,
             "marker": {"symbol": "x-thin", "size": 9 * style.marker_size / 6 * shrink,
                        "line": {"width": 1.5 * shrink ** 0.5, "color": colour}, "color": colour}}
 
@@ -69,10 +87,11 @@ def masked_pair(left: np.ndarray, right: np.ndarray, mask: np.ndarray, titles: t
 def gradient_heatmap(grad: np.ndarray, mask: np.ndarray, title: str, style: Style = NORMAL,
                      lang: str = "en") -> go.Figure:
     lim = float(np.abs(grad).max()) or 1.0
+    cells = sample_colorscale(GRADIENT_SCALE, list((np.ravel(grad) + lim) / (2 * lim)))
     return heatmap(grad, None, None, title, t("fig.key_pos", lang), t("fig.query_pos", lang),
                    colorbar_title=t("fig.gradient", lang),
-                   colorscale="RdBu", zmin=-lim, zmax=lim, height=380, style=style,
-                   extra_traces=[masked_marks(mask, style, False, lang, on="gradient")], lang=lang)
+                   colorscale=GRADIENT_SCALE, zmin=-lim, zmax=lim, height=380, style=style,
+                   extra_traces=[masked_marks(mask, style, False, lang, on="gradient", cells=cells)], lang=lang)
 
 
 def leak_bars(modes: Sequence[str], leaks: dict[str, Sequence[float]], tol: float, style: Style = NORMAL,

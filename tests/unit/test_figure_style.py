@@ -7,7 +7,7 @@ import pytest
 
 from explorer.data import dataset_arrays
 from explorer.figures.common import heatmap_grid
-from explorer.figures.dark import _is_dark, dark
+from explorer.figures.dark import ON_DATA, _is_dark, _rgba, dark
 from explorer.figures.placement import DEFAULT_FONT, DEFAULT_HEIGHT, TITLE_LINE, TITLE_PAD, text_width, wrap_text
 from explorer.figures.style import (
     LECTURE,
@@ -108,11 +108,43 @@ def test_the_dark_copy_changes_colours_only_and_leaves_nothing_dark_on_dark(fig)
             va, vb = getattr(a, field, None), getattr(b, field, None)
             if va is not None:
                 np.testing.assert_array_equal(np.asarray(va, dtype=object), np.asarray(vb, dtype=object))
-        for part in ("line", "marker"):
+        for part in ("line", "marker") if b.meta != ON_DATA else ():        # marks on a heatmap's cells: below
             colour = getattr(getattr(b, part, None), "color", None)
             assert not (isinstance(colour, str) and _is_dark(colour)), (b.name, part, colour)
     for shape in out.layout.shapes:
         assert not _is_dark(shape.line.color)
+
+
+def _luma(colour: str) -> float:
+    r, g, b, _ = _rgba(colour)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+@pytest.mark.parametrize("kind", ["causal", "padding", "causal + padding"])
+def test_the_masked_cells_marks_stand_out_from_their_cells_in_the_dark_theme_too(kind):
+    """The × on each masked cell of the gradient map is drawn on the cell, whose colour the dark theme keeps: in the
+    dark copy every mark differs from the red-blue colour of its cell by at least 0.3 in luma (light grey marks on
+    the near-white cells of a zero gradient were invisible, dark grey ones on a dark red cell nearly so), at
+    sequence lengths 2, 8 and 32, every wrong mode, seeds 0-4."""
+
+    from plotly.colors import sample_colorscale
+
+    for length in (2, 8, 32):
+        for wrong in ("post", "post_renorm", "multiply_logits"):
+            for seed in range(5):
+                fig = find_figure("grad_heatmap").figure("en", length=length, d=16, kind=kind,
+                                                         valid=max(1, length * 2 // 3), seed=seed, wrong=wrong)
+                cells, marks = dark(fig).data
+                if marks.x is None or not len(marks.x):
+                    continue
+                z = np.asarray(cells.z, dtype=float)
+                under = [(z[int(q), int(k)] - cells.zmin) / (cells.zmax - cells.zmin)
+                         for k, q in zip(marks.x, marks.y, strict=True)]
+                scale = [[float(v), c] for v, c in cells.colorscale]               # as plotly.js draws it
+                inks = marks.marker.line.color                                   # an x-thin mark is its outline
+                inks = [inks] * len(under) if isinstance(inks, str) else list(inks)
+                for colour, ink in zip(sample_colorscale(scale, under), inks, strict=True):
+                    assert abs(_luma(colour) - _luma(ink)) >= 0.3, (length, wrong, seed, colour, ink)
 
 
 def test_luminance_threshold_against_known_colours():
@@ -123,3 +155,13 @@ def test_luminance_threshold_against_known_colours():
 def test_placement_defaults_are_the_normal_style():
     """A layout without a font size or height is placed as plotly draws it: in the normal style's."""
     assert (DEFAULT_FONT, DEFAULT_HEIGHT) == (NORMAL.font_size, NORMAL.height)
+
+
+@pytest.mark.parametrize("length", [2, 3, 12, 32])
+def test_a_heatmap_of_positions_has_no_tick_between_two_cells(length):
+    """A few cells at positions 0, 1, 2, ... are labelled one by one: no tick at 0.5 (plotly's own choice on three
+    cells put them at -0.5, 0.5, 1.5, ...); many cells are left to plotly, whose ticks there are whole numbers."""
+    fig = find_figure("grad_heatmap").figure("en", length=length, d=16, kind="causal", valid=length, seed=0,
+                                             wrong="post")
+    for axis in (fig.layout.xaxis, fig.layout.yaxis):
+        assert axis.dtick == (1 if length <= 12 else None), (length, axis.dtick)
