@@ -58,8 +58,17 @@ def _is_dark(colour) -> bool:
     if rgba is None:
         return False
     r, g, b, _ = rgba
-    luma = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    return luma < 0.2 or (max(r, g, b) - min(r, g, b) < 0.1 and luma < 0.45)
+    return luma(colour) < 0.2 or (max(r, g, b) - min(r, g, b) < 0.1 and luma(colour) < 0.45)
+
+
+def luma(colour: str) -> float:
+    """Relative luma in [0, 1] (Rec. 709 weights) of a colour ``_rgba`` reads.
+
+    >>> luma("#ffffff"), luma("rgb(0, 0, 0)")
+    (1.0, 0.0)
+    """
+    r, g, b, _ = _rgba(colour)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
 def _lightened(colour):

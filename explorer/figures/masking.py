@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import sample_colorscale, unlabel_rgb
+from plotly.colors import sample_colorscale
 
 from ..i18n import t
 from .common import heatmap, heatmap_grid
-from .dark import ON_DATA
+from .dark import ON_DATA, luma
 from .style import NORMAL, Style, figure
 
 # how each masking mode is drawn in the line charts: "pre" (correct) first, wide and pale, so that the modes equal
@@ -30,12 +30,6 @@ GRADIENT_SCALE = [[0.0, "rgb(5,10,172)"], [0.35, "rgb(106,137,247)"], [0.5, "rgb
                   [0.6, "rgb(220,170,132)"], [0.7, "rgb(230,145,90)"], [1.0, "rgb(178,10,28)"]]
 
 
-def _luma(colour: str) -> float:
-    """Relative luma in [0, 1] of an ``rgb(...)`` or ``#rrggbb`` colour."""
-    r, g, b = unlabel_rgb(colour) if colour.startswith("rgb") else (int(colour[i:i + 2], 16) for i in (1, 3, 5))
-    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
-
-
 def masked_marks(mask: np.ndarray, style: Style = NORMAL, showlegend: bool = True, lang: str = "en",
                  on: str = "weights", cells: Sequence[str] | None = None) -> dict:
     """A thin × on every masked cell of a heatmap (True = may attend), smaller as the cells get smaller so that
@@ -47,8 +41,8 @@ def masked_marks(mask: np.ndarray, style: Style = NORMAL, showlegend: bool = Tru
     shrink = min(1.0, (8 / max(mask.shape)) ** 0.75)
     colour = MARK_COLOURS[on]
     if cells is not None:           # each cell's own colour, row by row: whichever ink stands out more from it
-        middle = (_luma(colour) + _luma(LIGHT_MARK)) / 2
-        colour = [LIGHT_MARK if _luma(cells[q * mask.shape[1] + k]) < middle else colour
+        middle = (luma(colour) + luma(LIGHT_MARK)) / 2
+        colour = [LIGHT_MARK if luma(cells[q * mask.shape[1] + k]) < middle else colour
                   for q, k in zip(qi, kj, strict=True)]
     return {"type": "scatter", "x": kj, "y": qi, "mode": "markers", "name": t("fig.masked", lang),
             "showlegend": showlegend, "hoverinfo": "skip", "meta": ON_DATA,

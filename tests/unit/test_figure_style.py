@@ -7,7 +7,7 @@ import pytest
 
 from explorer.data import dataset_arrays
 from explorer.figures.common import heatmap_grid
-from explorer.figures.dark import ON_DATA, _is_dark, _rgba, dark
+from explorer.figures.dark import ON_DATA, _is_dark, dark, luma
 from explorer.figures.placement import DEFAULT_FONT, DEFAULT_HEIGHT, TITLE_LINE, TITLE_PAD, text_width, wrap_text
 from explorer.figures.style import (
     LECTURE,
@@ -115,11 +115,6 @@ def test_the_dark_copy_changes_colours_only_and_leaves_nothing_dark_on_dark(fig)
         assert not _is_dark(shape.line.color)
 
 
-def _luma(colour: str) -> float:
-    r, g, b, _ = _rgba(colour)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
 @pytest.mark.parametrize("kind", ["causal", "padding", "causal + padding"])
 def test_the_masked_cells_marks_stand_out_from_their_cells_in_the_dark_theme_too(kind):
     """The × on each masked cell of the gradient map is drawn on the cell, whose colour the dark theme keeps: in the
@@ -144,7 +139,7 @@ def test_the_masked_cells_marks_stand_out_from_their_cells_in_the_dark_theme_too
                 inks = marks.marker.line.color                                   # an x-thin mark is its outline
                 inks = [inks] * len(under) if isinstance(inks, str) else list(inks)
                 for colour, ink in zip(sample_colorscale(scale, under), inks, strict=True):
-                    assert abs(_luma(colour) - _luma(ink)) >= 0.3, (length, wrong, seed, colour, ink)
+                    assert abs(luma(colour) - luma(ink)) >= 0.3, (length, wrong, seed, colour, ink)
 
 
 def test_luminance_threshold_against_known_colours():
