@@ -49,7 +49,7 @@ def _pool1(a: np.ndarray) -> np.ndarray:
 
 def heatmap(z: np.ndarray, x: Sequence | None, y: Sequence | None, title: str, x_title: str, y_title: str,
             zmax: float | None = None, colorbar_title: str = "weight", style: Style = NORMAL,
-            height: int | None = None, colorscale: str = HEAT_SCALE, zmin: float = 0.0,
+            height: int | None = None, colorscale: str | Sequence = HEAT_SCALE, zmin: float = 0.0,
             reverse_y: bool = True, extra_traces: Sequence[dict] = (), lang: str = "en") -> go.Figure:
     """A single heatmap; colour scale from ``zmin`` (0 for weights) with a titled colour bar; hover text in
     ``lang``."""

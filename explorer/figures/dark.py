@@ -58,7 +58,8 @@ def _is_dark(colour) -> bool:
     if rgba is None:
         return False
     r, g, b, _ = rgba
-    return luma(colour) < 0.2 or (max(r, g, b) - min(r, g, b) < 0.1 and luma(colour) < 0.45)
+    light = luma(colour)
+    return light < 0.2 or (max(r, g, b) - min(r, g, b) < 0.1 and light < 0.45)
 
 
 def luma(colour: str) -> float:
