@@ -1,4 +1,6 @@
-"""Open every page of the running app in Chromium, move a slider, and save a screenshot."""
+"""The running app in Chromium: presets, pages sharing settings, live training, export, links, lecture mode.
+
+Every page drawn at 1400 px with a slider moved on each: tests/e2e/test_layout.py."""
 
 import re
 import time
@@ -43,63 +45,6 @@ def wait_idle(page, settle: float = 0.5, timeout: float = 90) -> None:
 MAIN_SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'
 
 
-def nav_links(page, base_url):
-    """(title, url) of every page in the sidebar navigation (the app itself when there is one page)."""
-    page.goto(base_url)
-    page.wait_for_selector('[data-testid="stSidebarNav"] a')
-    wait_idle(page)
-    links = page.locator('[data-testid="stSidebarNav"] a')
-    out = []
-    for i in range(links.count()):
-        href = links.nth(i).get_attribute("href")
-        url = href if href.startswith("http") else base_url + "/" + href.lstrip("/")
-        out.append((links.nth(i).inner_text().strip(), url))
-    return out or [("home", base_url)]
-
-
-def assert_page_ok(page, name):
-    assert page.locator('[data-testid="stException"]').count() == 0, f"exception on {name}"
-    assert page.locator(CHART).count() >= 1, f"no chart on {name}"
-
-
-def test_every_page_renders_and_survives_a_slider_move(page, server_url):
-    links = nav_links(page, server_url)
-    assert len(links) >= 1
-    for title, href in links:
-        slug = re.sub(r"[^a-z0-9]+", "_", href.rstrip("/").rsplit("/", 1)[-1].lower()).strip("_")
-        slug = slug if slug and not slug.startswith("127_0_0_1") else "home"
-        page.goto(href)
-        page.wait_for_selector('[data-testid="stMain"] h1' if slug == "home" else CHART)
-        wait_idle(page)
-        if slug == "home":                     # the landing page: text, links and thumbnails, no chart
-            assert page.locator('[data-testid="stException"]').count() == 0
-            # "Start" and one link per lesson
-            assert page.locator('[data-testid="stMain"] [data-testid="stPageLink"]').count() == len(LESSONS) + 1
-            page.set_viewport_size({"width": 1400, "height": 2400})
-            page.screenshot(path=str(ARTIFACTS / "defaults_home.png"), full_page=True)
-            continue
-        assert_page_ok(page, title)
-        page.evaluate("document.fonts.ready")
-        page.set_viewport_size({"width": 1400, "height": 7000})      # the whole page, to read against its text
-        wait_idle(page)
-        page.screenshot(path=str(ARTIFACTS / f"defaults_{slug}.png"), full_page=True)
-        page.set_viewport_size({"width": 1400, "height": 2400})
-        slider = page.locator(MAIN_SLIDER).first
-        assert slider.count(), f"no slider on {title}"
-        before = slider.get_attribute("aria-valuetext")
-        charts = page.locator(CHART).count()
-        slider.focus()
-        slider.press("ArrowRight")
-        slider.press("ArrowRight")
-        wait_idle(page)
-        assert slider.get_attribute("aria-valuetext") != before, f"slider did not move on {title}"
-        assert_page_ok(page, title)
-        # a move that reruns only parts of the page (Kernel regression's bandwidth) leaves the rest in place
-        assert page.locator(CHART).count() == charts, f"a chart went missing on {title} after a slider move"
-        page.evaluate("document.fonts.ready")
-        page.screenshot(path=str(ARTIFACTS / f"page_{slug}.png"), full_page=True)
-
-
 def open_and_press(page, url, button):
     page.goto(url)
     page.wait_for_selector(CHART)
@@ -108,60 +53,18 @@ def open_and_press(page, url, button):
     wait_idle(page)
 
 
-def test_preset_button_moves_the_bandwidth(page, server_url):
+def test_preset_buttons_move_the_bandwidth_and_it_is_shared_between_pages(page, server_url):
     open_and_press(page, server_url + "/kernel_regression", "h = 5")
     assert page.locator(MAIN_SLIDER).first.get_attribute("aria-valuetext") == "5"
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(ARTIFACTS / "kernel_regression_h5.png"), full_page=True)
-
-
-def test_bandwidth_is_shared_between_pages(page, server_url):
-    open_and_press(page, server_url + "/kernel_regression", "h = 0.01")
+    page.get_by_role("button", name="h = 0.01", exact=True).click()
+    wait_idle(page)
     page.locator('[data-testid="stSidebarNav"] a', has_text="Attention heatmap").click()
     page.wait_for_selector('[data-testid="stMain"] h1:has-text("Attention heatmap")')
     wait_idle(page)
     bandwidth = page.locator('[data-testid="stMain"] [data-testid="stSlider"]', has_text="Bandwidth h")
     assert bandwidth.locator('input[type="range"]').get_attribute("aria-valuetext") == "0.01"
-
-
-def test_live_training_runs_and_pauses(page, server_url):
-    page.goto(server_url + "/kernel_regression")
-    page.wait_for_selector(CHART)
-    page.locator('[data-testid="stSidebarNav"] a', has_text="Live training").click()
-    page.wait_for_selector('[data-testid="stMain"] h1:has-text("Live training")')
-    wait_idle(page)
-    page.get_by_role("button", name="Start", exact=True).click()
-    # while a refresh is drawing, the DOM can hold the outgoing copy of a chart next to the new one
-    page.locator('[data-testid="stPlotlyChart"]', has_text="Per-head attention entropy").first.wait_for()
-    step = page.locator('[data-testid="stMetric"]', has_text="step").locator('[data-testid="stMetricValue"]').first
-    deadline = time.time() + 60
-    first = int(step.inner_text())
-    while int(step.inner_text()) < first + 20 and time.time() < deadline:
-        time.sleep(0.5)
-    later = int(step.inner_text())
-    assert later > first, "training did not advance in the browser"
-    # while it redraws twice a second, nothing in the live view fades (a flashing chart on a projector)
-    opacities = []
-    for _ in range(30):
-        opacities += page.evaluate("""() => [...document.querySelectorAll(
-            '.st-key-live-view [data-testid="stElementContainer"]')].map(e => +getComputedStyle(e).opacity)""")
-        time.sleep(0.1)
-    assert opacities and min(opacities) == 1.0, min(opacities or [0])
-    page.get_by_role("button", name="Pause", exact=True).click()
-    wait_idle(page)
-    # a tick already on its way when Pause was clicked may still land: wait for the count to settle
-    deadline, paused_at = time.time() + 15, int(step.inner_text())
-    while time.time() < deadline:
-        time.sleep(1.5)
-        now = int(step.inner_text())
-        if now == paused_at:
-            break
-        paused_at = now
-    time.sleep(2)
-    assert int(step.inner_text()) == paused_at, "training went on after Pause"
-    assert page.locator('[data-testid="stException"]').count() == 0
-    page.evaluate("document.fonts.ready")
-    page.screenshot(path=str(ARTIFACTS / "live_training_paused.png"), full_page=True)
 
 
 def test_chinese_lecture_mode_and_the_export_control(page, server_url):
@@ -189,15 +92,22 @@ def test_chinese_lecture_mode_and_the_export_control(page, server_url):
 STALLED = 90          # seconds without a new step before the live view counts as stuck
 
 
-def _train_in_browser(page, url, steps: int, shot: str) -> int:
-    page.goto(url)
-    page.wait_for_selector('[data-testid="stMain"] h1')
-    wait_idle(page)
+def _train_in_browser(page, steps: int, shot: str) -> int:
+    """Start training on the Live training page shown, check that nothing in the live view fades while it redraws
+    twice a second (a flashing chart on a projector), wait for ``steps`` steps, Pause, and check that the count
+    stays put; the step count reached."""
     page.get_by_role("button", name=re.compile("^(Start|开始)$")).click()
     page.locator('[data-testid="stPlotlyChart"]').nth(2).wait_for()
+    # while a refresh is drawing, the DOM can hold the outgoing copy of a chart next to the new one
     step = page.locator('[data-testid="stMetric"]', has_text=re.compile("^(step|步数)")).first \
         .locator('[data-testid="stMetricValue"]')
     step.wait_for()
+    opacities = []
+    for _ in range(30):
+        opacities += page.evaluate("""() => [...document.querySelectorAll(
+            '.st-key-live-view [data-testid="stElementContainer"]')].map(e => +getComputedStyle(e).opacity)""")
+        time.sleep(0.1)
+    assert opacities and min(opacities) == 1.0, min(opacities or [0])
     # No rate is asserted (how fast the machine trains is `make bench`'s business): the test waits for the steps it
     # needs and fails only if training stops moving, i.e. the step count stays put for STALLED seconds.
     last, moved = int(step.inner_text()), time.time()
@@ -209,7 +119,16 @@ def _train_in_browser(page, url, steps: int, shot: str) -> int:
         assert time.time() - moved < STALLED, f"training stalled at step {last}"
     page.get_by_role("button", name=re.compile("^(Pause|暂停)$")).click()
     wait_idle(page)
+    # a tick already on its way when Pause was clicked may still land: wait for the count to settle
+    deadline, paused_at = time.time() + 15, int(step.inner_text())
+    while time.time() < deadline:
+        time.sleep(1.5)
+        now = int(step.inner_text())
+        if now == paused_at:
+            break
+        paused_at = now
     time.sleep(2)
+    assert int(step.inner_text()) == paused_at, "training went on after Pause"
     wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.set_viewport_size({"width": 1400, "height": 5200})
@@ -220,11 +139,21 @@ def _train_in_browser(page, url, steps: int, shot: str) -> int:
     return int(step.inner_text())
 
 
-def test_induction_heads_form_in_the_browser(page, server_url):
-    """The induction task at its defaults, trained from the page: the score table shows a previous-token
-    head in layer 0 and an induction head in layer 1 (screenshot saved for reading against the text)."""
-    done = _train_in_browser(page, server_url + "/live_training?train.task=induction", 500,
-                             "live_training_induction.png")
+def test_induction_heads_form_in_the_browser_and_pause_stops_training(page, server_url):
+    """Live training reached through the navigation from another page, the induction task picked from its menu and
+    trained from the page at its defaults: the live view never fades while it redraws, Pause stops the count, the
+    score table shows a previous-token head in layer 0 and an induction head in layer 1 (screenshot saved for
+    reading against the text), and nothing diverges."""
+    page.goto(server_url + "/kernel_regression")
+    page.wait_for_selector(CHART)
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Live training").click()
+    page.wait_for_selector('[data-testid="stMain"] h1:has-text("Live training")')
+    wait_idle(page)
+    page.locator('[data-testid="stSelectbox"]', has_text="Task").first.click()
+    page.get_by_role("option", name="induction", exact=True).click()
+    wait_idle(page)
+    assert "train.task=induction" in page.url
+    done = _train_in_browser(page, 500, "live_training_induction.png")
     assert done >= 500
     table = page.locator('[data-testid="stDataFrame"]').first
     table.wait_for()
@@ -232,8 +161,10 @@ def test_induction_heads_form_in_the_browser(page, server_url):
 
 
 def test_sine_icl_in_chinese(page, server_url):
-    _train_in_browser(page, server_url + "/live_training?train.task=sine_icl&lang=zh", 400,
-                      "live_training_sine_icl_zh.png")
+    page.goto(server_url + "/live_training?train.task=sine_icl&lang=zh")
+    page.wait_for_selector('[data-testid="stMain"] h1')
+    wait_idle(page)
+    _train_in_browser(page, 400, "live_training_sine_icl_zh.png")
 
 
 def test_a_link_to_a_page_is_the_first_request_of_a_fresh_server(page):

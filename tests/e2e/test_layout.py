@@ -8,11 +8,14 @@ Each check measures element boxes; a failure names the page and the element. Scr
 tests/artifacts for reading against the page text.
 """
 
+import itertools
+import re
+
 import pytest
 
-from explorer.ui.navigation import LESSONS
+from explorer.lessons import LESSONS
 from tests.e2e.conftest import ARTIFACTS
-from tests.e2e.test_browser import CHART, wait_idle
+from tests.e2e.test_browser import CHART, MAIN_SLIDER, wait_idle
 
 PAGES = ["", *(lesson.name for lesson in LESSONS)]         # "" = the landing page
 ALL_KERNELS = "kernel_regression?nw.compare=boxcar,constant,epanechnikov,triangular,laplace&nw.overlay=1"
@@ -90,14 +93,35 @@ MEASURE = "() => {" + CHART_CHECKS + """
 }"""
 
 
-def open_page(page, url):
-    page.goto(url)
-    page.wait_for_selector('[data-testid="stMain"] h1')
+def settle(page):
+    """Wait until the page's script is idle, its charts are drawn and its fonts are loaded."""
     wait_idle(page)
     if page.locator(CHART).count():
         page.wait_for_selector(CHART + " svg.main-svg")
     page.evaluate("document.fonts.ready")
     wait_idle(page)
+
+
+def open_page(page, url):
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stMain"] h1')
+    settle(page)
+
+
+def walk(page, url):
+    """Every page in lesson order, as a lecturer goes through them: the landing page opened from ``url`` (its
+    query sets lecture mode, language and Predict first for the whole walk), then each lesson through the link on
+    the page before it ("Start", then "Next"), without reloading the app. Yields each page's name ("" for the
+    landing page) once it is drawn. A reload per page cost Chromium about a second more each; that every page
+    reads lecture mode, language and its settings from its own link is tests/app/test_url_lecture_export.py's."""
+    open_page(page, url)
+    yield ""
+    for name in PAGES[1:]:
+        page.locator(f'[data-testid="stMain"] [data-testid="stPageLink"] a[href="{name}"]').first.click()
+        page.wait_for_url(re.compile(f"/{name}(\\?|$)"))
+        page.wait_for_selector('[data-testid="stMain"] h1')
+        settle(page)
+        yield name
 
 
 @pytest.mark.parametrize("lang, scheme", [("en", "light"), ("zh", "dark")])
@@ -111,8 +135,7 @@ def test_lecture_mode_fits_a_1280_by_720_projector(browser, server_url, lang, sc
     projector.set_default_timeout(60_000)
     problems = []
     try:
-        for name in PAGES:
-            open_page(projector, f"{server_url}/{name}?lecture=1&predict=0&lang={lang}")   # the revealed figures
+        for name in walk(projector, f"{server_url}/?lecture=1&predict=0&lang={lang}"):   # the revealed figures
             projector.screenshot(path=str(ARTIFACTS / f"lecture_{lang}_{scheme}_{name or 'home'}.png"))
             if lang == "zh":
                 projector.screenshot(path=str(ARTIFACTS / f"zh_lecture_{name or 'home'}.png"), full_page=True)
@@ -136,24 +159,46 @@ def test_lecture_mode_fits_a_1280_by_720_projector(browser, server_url, lang, sc
     assert not problems, "\n".join(problems)
 
 
-def test_every_chart_of_every_page_at_1400_by_1000(browser, server_url):
-    """The normal layout on a lecturer's laptop, for a viewer whose OS prefers dark: every chart of every page (the
-    whole page scrolled through) drawn without an error (the heatmap page once raised on an array of marker colours
-    in the dark theme), no title on a panel title or plot, no tick label on another panel, nothing cut."""
+def test_every_page_at_1400_px_every_chart_and_a_slider_move(browser, server_url):
+    """The normal layout on a lecturer's laptop, for a viewer whose OS prefers dark: the landing page links "Start"
+    and every lesson; every chart of every page (the whole page scrolled through) drawn without an error (the
+    heatmap page once raised on an array of marker colours in the dark theme), no title on a panel title or plot, no
+    tick label on another panel, nothing cut; then the page's first slider moved two steps: the value changes, no
+    error, and every chart is still there (a move that reruns only parts of the page, such as Kernel regression's
+    bandwidth, leaves the rest in place). Screenshots of each whole page before (w1400_*) and after the move
+    (page_*), to read against the page text."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
     page = context.new_page()
     page.set_default_timeout(60_000)
     problems = []
     try:
-        for name in PAGES:
-            open_page(page, f"{server_url}/{name}")
+        for name in walk(page, server_url):
+            label = name or "home"
             page.set_viewport_size({"width": 1400, "height": 6000})     # every chart drawn, not only the first
             wait_idle(page)
-            page.screenshot(path=str(ARTIFACTS / f"w1400_{name or 'home'}.png"), full_page=True)
+            page.screenshot(path=str(ARTIFACTS / f"w1400_{label}.png"), full_page=True)
             m = page.evaluate(MEASURE)
             if m["exceptions"]:
-                problems.append(f"{name or 'home'}: {m['exceptions']} exception(s) in the dark theme")
-            problems += [f"{name or 'home'}: {p}" for p in m["problems"] if "scrolls sideways" not in p]
+                problems.append(f"{label}: {m['exceptions']} exception(s) in the dark theme")
+            problems += [f"{label}: {p}" for p in m["problems"] if "scrolls sideways" not in p]
+            if not name:                  # the landing page: text, links and thumbnails, no chart
+                links = page.locator('[data-testid="stMain"] [data-testid="stPageLink"]').count()
+                assert links == len(LESSONS) + 1, f"the landing page has {links} links, not Start and each lesson"
+            else:
+                charts = page.locator(CHART).count()
+                assert charts >= 1, f"no chart on {name}"
+                slider = page.locator(MAIN_SLIDER).first
+                assert slider.count(), f"no slider on {name}"
+                before = slider.get_attribute("aria-valuetext")
+                slider.focus()
+                slider.press("ArrowRight")
+                slider.press("ArrowRight")
+                wait_idle(page)
+                assert slider.get_attribute("aria-valuetext") != before, f"slider did not move on {name}"
+                assert page.locator('[data-testid="stException"]').count() == 0, f"exception on {name} after a move"
+                assert page.locator(CHART).count() == charts, f"a chart went missing on {name} after a slider move"
+                page.evaluate("document.fonts.ready")
+                page.screenshot(path=str(ARTIFACTS / f"page_{name}.png"), full_page=True)
             page.set_viewport_size({"width": 1400, "height": 1000})
     finally:
         context.close()
@@ -188,8 +233,9 @@ def test_an_800_px_window_keeps_every_label_whole(browser, server_url):
     page.set_default_timeout(60_000)
     problems = []
     try:
-        for name in (*PAGES, ALL_KERNELS):
-            open_page(page, f"{server_url}/{name}")
+        for name in itertools.chain(walk(page, server_url), [ALL_KERNELS]):
+            if name == ALL_KERNELS:
+                open_page(page, f"{server_url}/{name}")
             page.screenshot(path=str(ARTIFACTS / f"w800_{name.split('?')[0] or 'home'}.png"))
             m = page.evaluate(MEASURE)
             problems += [f"{name or 'home'}: {p}" for p in m["problems"] if "tick" not in p]

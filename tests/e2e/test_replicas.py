@@ -11,14 +11,54 @@ pytestmark = pytest.mark.skipif(shutil.which("haproxy") is None or shutil.which(
                                 reason="needs HAProxy and redis-server (apt-get install haproxy redis-server)")
 
 
-def test_every_session_stays_on_one_replica_and_both_replicas_get_students():
-    with Hall(2) as hall:
-        summary = run_class(hall.url, sessions=6, trainers=1, seconds=12)
+@pytest.fixture(scope="module")
+def hall():
+    """Two replicas shared by the tests that keep both up until their end (starting a hall and warming up its
+    replicas is most of what a test here costs); the failover test starts its own."""
+    with Hall(2) as h:
+        yield h
+
+
+def test_every_session_stays_on_one_replica_and_both_replicas_get_students(hall):
+    summary = run_class(hall.url, sessions=6, trainers=1, seconds=12)
     assert summary["errors"] == [] and summary["answered"] == 6
     students = summary["students"]
     assert all(len(set(s.replicas)) == 1 and s.replicas[0] in ("r1", "r2") for s in students)
     assert {s.replicas[0] for s in students} == {"r1", "r2"}                 # round-robin spreads new browsers
     assert all(s.cookie.startswith("EXPLORER_REPLICA=") for s in students)
+
+
+def test_students_on_different_replicas_vote_into_one_poll_and_a_lost_replica_loses_no_vote(browser, hall):
+    """Four phones pinned by the balancer's cookie, two to each replica, vote in one poll (the replicas share
+    serve_class's Redis); r1 is killed: all four acknowledged votes are still counted, and r1's students, moved to
+    r2 by the balancer, see the poll again. (It kills r1 of the shared hall: the last test to use it.)"""
+    from explorer.polls import RedisStore, new_voter
+    from tests.e2e.test_poll import _vote
+
+    store = RedisStore(hall.redis.url)
+    code, token = store.open("sc.growth", {"en": {"question": "Which?", "choices": ["a", "b", "c"]}}, answer=1)
+    phones = []
+    for i, replica in enumerate(("r1", "r2", "r1", "r2")):
+        ctx = browser.new_context(viewport={"width": 390, "height": 844})
+        ctx.add_cookies([{"name": "EXPLORER_REPLICA", "value": replica, "url": hall.url}])
+        phone = ctx.new_page()
+        phone.set_default_timeout(60_000)
+        phone.goto(f"{hall.url}/vote?room={code}")
+        phone.wait_for_selector('[data-testid="stRadio"]')
+        _vote(phone, "abc"[i % 3])
+        phones.append((ctx, phone, replica))
+    assert store.count(code) == 4
+    hall.stop_replica("r1")
+    assert store.count(code) == 4                                    # nothing acknowledged was on r1
+    for _, phone, replica in phones:
+        if replica == "r1":
+            phone.reload()
+            phone.wait_for_selector('[data-testid="stRadio"]')     # r2 serves the same poll
+    store.vote(code, new_voter(), 1, 2)
+    store.show(code, token)
+    assert store.rounds(code) == [[2, 1, 2]]                          # a, b, c, a from the phones; c here
+    for ctx, _, _ in phones:
+        ctx.close()
 
 
 def test_a_replica_lost_mid_class_sends_its_students_to_the_other_and_leaves_the_rest_alone():
@@ -41,37 +81,3 @@ def test_a_replica_lost_mid_class_sends_its_students_to_the_other_and_leaves_the
         assert s.result.errors == [] and s.result.dropped >= 1
         assert s.replicas[-1] == "r2" and s.result.answered
         assert s.result.latencies                                            # it went on working after the move
-
-
-def test_students_on_different_replicas_vote_into_one_poll_and_a_lost_replica_loses_no_vote(browser):
-    """Four phones pinned by the balancer's cookie, two to each replica, vote in one poll (the replicas share
-    serve_class's Redis); r1 is killed: all four acknowledged votes are still counted, and r1's students, moved to
-    r2 by the balancer, see the poll again."""
-    from explorer.polls import RedisStore, new_voter
-    from tests.e2e.test_poll import _vote
-
-    with Hall(2) as hall:
-        store = RedisStore(hall.redis.url)
-        code, token = store.open("sc.growth", {"en": {"question": "Which?", "choices": ["a", "b", "c"]}}, answer=1)
-        phones = []
-        for i, replica in enumerate(("r1", "r2", "r1", "r2")):
-            ctx = browser.new_context(viewport={"width": 390, "height": 844})
-            ctx.add_cookies([{"name": "EXPLORER_REPLICA", "value": replica, "url": hall.url}])
-            phone = ctx.new_page()
-            phone.set_default_timeout(60_000)
-            phone.goto(f"{hall.url}/vote?room={code}")
-            phone.wait_for_selector('[data-testid="stRadio"]')
-            _vote(phone, "abc"[i % 3])
-            phones.append((ctx, phone, replica))
-        assert store.count(code) == 4
-        hall.stop_replica("r1")
-        assert store.count(code) == 4                                    # nothing acknowledged was on r1
-        for _, phone, replica in phones:
-            if replica == "r1":
-                phone.reload()
-                phone.wait_for_selector('[data-testid="stRadio"]')     # r2 serves the same poll
-        store.vote(code, new_voter(), 1, 2)
-        store.show(code, token)
-        assert store.rounds(code) == [[2, 1, 2]]                          # a, b, c, a from the phones; c here
-        for ctx, _, _ in phones:
-            ctx.close()
