@@ -155,20 +155,6 @@ def screen(browser):
     context.close()
 
 
-def test_each_main_figure_follows_a_drag_and_the_release_sets_the_control(screen, server_url):
-    rows = []
-    for name, setup, control in PAGES:
-        row = measure(screen, f"{server_url}/{name}?predict=0&{setup}", name, "1400")
-        rows.append(row)
-        assert row["control"] == control
-        assert row["frames"] >= 3, f"{name}: {row['frames']} frames drawn during the drag"
-        assert row["released_at"] not in (row["values"][0], row["values"][-1])
-        assert len(set(row["values"])) == len(row["values"]) >= 3, f"{name}: steps {row['values']}"
-        link = parse_qs(urlparse(row["url"]).query)
-        assert link[control] == [row["released_at"]], f"{name}: the link says {link.get(control)}"
-    (ARTIFACTS / "follow_drag.json").write_text(json.dumps(rows, indent=1))
-
-
 # What a drawing shows, in document order, for comparing two drawings of one figure: each path's outline, each
 # image's data (a heatmap's colours) and each text with its place; not the slider (a thumb is where it is) and not
 # what is never seen (clip paths, the layer that takes the mouse).
@@ -184,15 +170,13 @@ DRAWN = """(root) => { const out = [];
   walk(root); return out; }"""
 
 
-@pytest.mark.parametrize("name", [n for n, _, _ in PAGES if n in ("masking", "softmax_kernel", "scaling")])
-def test_a_frame_drawn_ahead_is_what_plotly_draws_at_its_value(screen, server_url, name):
-    """The pages whose frames redraw the whole figure (heatmaps, labels) have each frame drawn ahead, off screen,
-    and a drag lays the frame's picture over the figure; once the thumb rests, plotly draws that frame itself and
-    the picture goes. Both drawings of the frame are the same: every path, heatmap image and label, in order."""
-    setup = next(s for n, s, _ in PAGES if n == name)
-    screen.goto(f"{server_url}/{name}?predict=0&{setup}")
-    screen.wait_for_selector(".js-plotly-plot .slider-rail-touch-rect")
-    wait_idle(screen)
+REDRAWN = ("softmax_kernel", "masking", "scaling")     # pages whose frames redraw the whole figure
+
+
+def assert_frame_drawn_ahead_is_what_plotly_draws(screen, name):
+    """On the page shown (idle): a frame drawn ahead, laid over the figure while the thumb is held on it, and
+    plotly's own drawing of that frame once the thumb rests are the same: every path, heatmap image and label, in
+    order."""
     frames_ready(screen)
     chart = screen.locator(".js-plotly-plot:has(.slider-rail-touch-rect)").first
     chart.scroll_into_view_if_needed()
@@ -217,6 +201,27 @@ def test_a_frame_drawn_ahead_is_what_plotly_draws_at_its_value(screen, server_ur
     screen.mouse.up()
     assert len(picture) > 20 and any(p.startswith("text ") for p in picture)
     assert picture == live, f"{name}: frame {k} drawn ahead differs from plotly's drawing of it"
+
+
+def test_each_main_figure_follows_a_drag_and_the_release_sets_the_control(screen, server_url):
+    """Each page's main figure redraws while the slider under it is dragged (frames, each a different value) and
+    the release sets the page's control and its link. The pages whose frames redraw the whole figure (heatmaps,
+    labels) have each frame drawn ahead, off screen, and a drag lays the frame's picture over the figure; once the
+    thumb rests, plotly draws that frame itself and the picture goes: after the release, both drawings of one frame
+    are compared on the same page."""
+    rows = []
+    for name, setup, control in PAGES:
+        row = measure(screen, f"{server_url}/{name}?predict=0&{setup}", name, "1400")
+        rows.append(row)
+        assert row["control"] == control
+        assert row["frames"] >= 3, f"{name}: {row['frames']} frames drawn during the drag"
+        assert row["released_at"] not in (row["values"][0], row["values"][-1])
+        assert len(set(row["values"])) == len(row["values"]) >= 3, f"{name}: steps {row['values']}"
+        link = parse_qs(urlparse(row["url"]).query)
+        assert link[control] == [row["released_at"]], f"{name}: the link says {link.get(control)}"
+        if name in REDRAWN:
+            assert_frame_drawn_ahead_is_what_plotly_draws(screen, name)
+    (ARTIFACTS / "follow_drag.json").write_text(json.dumps(rows, indent=1))
 
 
 def test_the_pages_own_slider_is_a_thumb_too_in_lecture_mode_in_chinese_and_in_the_dark(browser, server_url):
