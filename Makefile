@@ -55,7 +55,10 @@ chromium:
 WORKERS ?= 2
 PYTEST := $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile
 
-test: $(VENV)/.dev-deps chromium
+# Set-up first: the virtual environment (pip, on the CPU) and the system packages (apt, on the network and the
+# disk) are installed side by side, so a fresh machine waits for the longer of the two, not for both in turn.
+test:
+	@$(MAKE) --no-print-directory -j2 -O $(VENV)/.dev-deps chromium
 	$(BIN)/ruff check .
 	CHROMIUM=$(CHROMIUM) REQUIRE_BROWSER=1 REQUIRE_REDIS=1 $(PYTEST) --durations=25
 
