@@ -5,6 +5,7 @@ this machine is left to its page."""
 from __future__ import annotations
 
 import logging
+import threading
 import time
 
 from ..lessons import LESSONS
@@ -21,15 +22,19 @@ class _NoContextWarning(logging.Filter):
         return "ScriptRunContext" not in record.getMessage()
 
 
-def run(lessons=LESSONS) -> dict[str, float]:
+def run(lessons=LESSONS, stop: threading.Event | None = None) -> dict[str, float]:
     """Compute each lesson's default figures (lesson name -> seconds it took); a failure is logged, not raised,
-    and the page computes that figure itself when asked."""
+    and the page computes that figure itself when asked. Once ``stop`` is set, no further figure is started."""
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_NoContextWarning())
     took = {}
     for lesson in lessons:
+        if stop is not None and stop.is_set():
+            break
         start = time.perf_counter()
         try:
             for spec in lesson.module.figures(defaults(lesson.module.PARAMS)).values():
+                if stop is not None and stop.is_set():
+                    break
                 if spec.figure_def.cached and spec.figure_def.exported:
                     spec_data(spec)
         except Exception:                # the page computes it again and shows the error where the viewer looks

@@ -70,3 +70,40 @@ def test_every_lesson_has_default_figures_to_warm(name):
     """Each lesson's ``figures`` at its defaults gives the warm-up something that is cached (live training: its
     settings-only figure, the lr and temperature schedules)."""
     assert _default_specs(name)
+
+
+EXIT_WHILE_WARMING = """
+import os, sys, threading, time
+os.environ["EXPLORER_WARM_UP"] = "1"
+from streamlit import config
+config.set_option("runner.magicEnabled", False)
+from streamlit.testing.v1 import AppTest
+for _ in range(3):
+    at = AppTest.from_file(sys.argv[1], default_timeout=60).run()
+    assert not at.exception, [e.message for e in at.exception]
+deadline = time.monotonic() + 60
+while not ("explorer.lessons.kernel_regression" in sys.modules
+           and any(t.name == "explorer-warm-up" for t in threading.enumerate())):
+    assert time.monotonic() < deadline, "the warm-up never started"
+    time.sleep(0.05)
+time.sleep(2)                  # inside the warm-up's torch work (kernel regression's bandwidth search)
+assert any(t.name == "explorer-warm-up" for t in threading.enumerate()), "the warm-up ended before the exit"
+"""
+
+
+def test_a_process_that_runs_the_app_exits_cleanly_while_the_warm_up_computes(tmp_path):
+    """A TA's pytest or notebook that runs app.py three times (warm-up on) and exits while the warm-up is inside a
+    torch computation exits with status 0: the warm-up stops after its current figure and the exit waits for it
+    (a daemon thread killed inside torch aborted the process with status 134)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "exit_while_warming.py"
+    script.write_text(EXIT_WHILE_WARMING)
+    app = Path(__file__).resolve().parents[2] / "app.py"
+    env = {k: v for k, v in __import__("os").environ.items() if k != "EXPLORER_WARM_UP"}
+    done = subprocess.run([sys.executable, str(script), str(app)], capture_output=True, text=True, timeout=300,
+                          env=env)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert "terminate called" not in done.stderr
