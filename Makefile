@@ -73,13 +73,13 @@ clean:
 
 # Benchmarks: one table, every ratio measured in the same run (needs statsmodels, from requirements-dev).
 bench: $(VENV)/.dev-deps chromium
-	CHROMIUM=$(CHROMIUM) $(BIN)/python bench/run.py
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m bench.run
 
 # A classroom against real servers over Streamlit's websocket protocol (bench/load.py): sessions held at
 # p95 <= 300 ms with nobody and a quarter training, memory per session, 50 sessions coming and going.
 # LOAD="--sessions 8 --trainers 2 --seconds 20" runs one short profile instead.
 load: $(VENV)/.dev-deps
-	$(BIN)/python bench/load.py $(if $(LOAD),$(LOAD),--ramp)
+	$(BIN)/python -m bench.load $(if $(LOAD),$(LOAD),--ramp)
 
 # A lecture hall on one machine: REPLICAS app servers behind HAProxy with sticky sessions (deploy/).
 REPLICAS ?= 3

@@ -7,10 +7,12 @@ human pace (every 2 to 4 s) and times each rerun from the message sent to ``scri
 Live training, press Start and keep the live view ticking as a browser tab would. Everything stays on
 127.0.0.1, the number of students and the duration are bounded, and the run stops by itself.
 
-    python bench/load.py --sessions 8 --trainers 2 --seconds 20          # against a server it starts
-    python bench/load.py --url http://127.0.0.1:8501 --sessions 30 ...    # against a running one
-    python bench/load.py --ramp                                           # the classroom table (make load)
-    python bench/load.py --votes 200 --replicas 3 --seconds 10            # a class poll behind replicas
+    python -m bench.load --sessions 8 --trainers 2 --seconds 20          # against a server it starts
+    python -m bench.load --url http://127.0.0.1:8501 --sessions 30 ...    # against a running one
+    python -m bench.load --ramp                                           # the classroom table (make load)
+    python -m bench.load --votes 200 --replicas 3 --seconds 10            # a class poll behind replicas
+
+(run from the checkout, as a module: ``deploy`` and ``bench`` are then importable.)
 
 Prints latency percentiles of interactive reruns, errors, whether every student got answers, and the server's
 resident memory (read from /proc when this script started the server).
@@ -35,7 +37,6 @@ from websockets.sync.client import connect
 
 from explorer.serving import AppServer
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # deploy/ (the replicas) from `python bench/load.py`
 MAX_SESSIONS, MAX_SECONDS = 200, 600        # hard bounds on any run
 # what a browsing student moves on each page: (widget key, the field of its WidgetState, values to cycle through)
 MOVES = {"kernel_regression": ("nw.bandwidth", "string_array_value", (["0.05"], ["0.5"], ["0.2"], ["5"], ["0.01"])),

@@ -6,6 +6,11 @@ statsmodels' cv_ls at n = 800 with the optimum within 5 %; Gaussian NW <= 1.5x S
 (median) after a slider move; training on the dashboard path >= 0.8x the steps/s of a bare loop;
 cold start: the landing page within 1 s of a bare one-chart page, the first lesson chart <= 6 s. Timings are
 best-of or medians of repeats; ratios are taken within this run.
+
+    python -m bench.run                   # every group (make bench)
+    python -m bench.run pages cold        # the groups whose names contain "pages" or "cold"
+    python -m bench.run --smoke           # every group once, small and short (.ci/run): a group that breaks
+                                          # fails; its rows are printed but are not measurements to quote
 """
 
 from __future__ import annotations
@@ -21,12 +26,19 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]          # the app scripts; explorer itself is installed
-sys.path.insert(0, str(ROOT))                        # `bench.load` (the protocol student) from `python bench/run.py`
 os.environ.setdefault("EXPLORER_DEVICE", "cpu")
+SMOKE = "--smoke" in sys.argv                        # every group once, small and short: does it still run?
+
+
+def amount(full, smoke):
+    """A size, repeat count or duration: ``full`` in a measuring run, ``smoke`` in a smoke run."""
+    return smoke if SMOKE else full
+
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from bench import load  # noqa: E402
 from explorer import bandwidth, data, regression  # noqa: E402
 from explorer.lessons import efficient_attention as ef_lesson  # noqa: E402
 from explorer.serving import AppServer  # noqa: E402
@@ -51,11 +63,11 @@ def row(name, measured, target, ok):
 def bench_loop():
     d = data.sine_mix(n=2000, seed=0)
     x, y = torch.as_tensor(d.x), torch.as_tensor(d.y)
-    for _ in range(20):                  # warm the allocator, the thread pool and the cached expansion plans
+    for _ in range(amount(20, 2)):         # warm the allocator, the thread pool and the cached expansion plans
         regression.nadaraya_watson(x, x, y, "gaussian", 0.3)
-    for h in (0.3, 0.5):
-        t_loop = best_of(lambda h=h: regression.nadaraya_watson_loop(x, x, y, "gaussian", h), 2)
-        t_vec = best_of(lambda h=h: regression.nadaraya_watson(x, x, y, "gaussian", h), 60)
+    for h in amount((0.3, 0.5), (0.3,)):
+        t_loop = best_of(lambda h=h: regression.nadaraya_watson_loop(x, x, y, "gaussian", h), amount(2, 1))
+        t_vec = best_of(lambda h=h: regression.nadaraya_watson(x, x, y, "gaussian", h), amount(60, 3))
         # a dense method evaluates 2000 x 2000 exponentials: their time alone bounds a dense method's ratio
         logits = -((x[:, None] - x[None, :]) ** 2) / (2 * h**2)
         t_exp = best_of(lambda logits=logits: torch.exp(logits), 7)
@@ -67,9 +79,9 @@ def bench_loop():
 
 def bench_search():
     """Bandwidth search at the upload limit, fast sums against the dense leave-one-out, per kernel."""
-    d = data.sine_mix(n=5000, seed=0)
-    for kernel in ("gaussian", "boxcar", "epanechnikov", "triangular", "laplace"):
-        t_fast = best_of(lambda k=kernel: bandwidth.select_bandwidth(d.x, d.y, k), 3)
+    d = data.sine_mix(n=amount(5000, 500), seed=0)
+    for kernel in amount(("gaussian", "boxcar", "epanechnikov", "triangular", "laplace"), ("gaussian",)):
+        t_fast = best_of(lambda k=kernel: bandwidth.select_bandwidth(d.x, d.y, k), amount(3, 1))
         t0 = time.perf_counter()
         h_dense = bandwidth.select_bandwidth(d.x, d.y, kernel, method="direct")
         t_dense = time.perf_counter() - t0
@@ -83,7 +95,7 @@ def bench_search():
 def bench_statsmodels():
     from statsmodels.nonparametric.kernel_regression import KernelReg
 
-    d = data.sine_mix(n=800, seed=0)
+    d = data.sine_mix(n=amount(800, 100), seed=0)
     t0 = time.perf_counter()
     kr = KernelReg(d.y, d.x, var_type="c", reg_type="lc", bw="cv_ls")
     t_sm = time.perf_counter() - t0
@@ -99,15 +111,15 @@ def bench_statsmodels():
 def bench_sdpa():
     from torch.nn.functional import scaled_dot_product_attention
 
-    n, h = 8192, 0.5
+    n, h = amount(8192, 1024), 0.5
     gen = torch.Generator().manual_seed(0)
     x = torch.rand(n, generator=gen) * 6 - 3
     y = torch.randn(n, generator=gen)
     q = torch.stack([x / h**2, torch.ones_like(x)], -1)[None, None]
     k = torch.stack([x, -x * x / (2 * h * h)], -1)[None, None]
     v = y[None, None, :, None]
-    t_sdpa = best_of(lambda: scaled_dot_product_attention(q, k, v, scale=1.0), 5)
-    t_ours = best_of(lambda: regression.nadaraya_watson(x, x, y, "gaussian", h), 5)
+    t_sdpa = best_of(lambda: scaled_dot_product_attention(q, k, v, scale=1.0), amount(5, 1))
+    t_ours = best_of(lambda: regression.nadaraya_watson(x, x, y, "gaussian", h), amount(5, 1))
     ratio = t_ours / t_sdpa
     row("Gaussian NW vs torch SDPA on the same problem (8k x 8k, float32)",
         f"{t_ours * 1e3:.0f} ms / {t_sdpa * 1e3:.0f} ms = {ratio:.2f}x", "<= 1.5x", ratio <= 1.5)
@@ -121,12 +133,14 @@ def hwm():
         if line.startswith("VmHWM"):
             return int(line.split()[1]) * 1024
 g = torch.Generator().manual_seed(0)
+S = float(sys.argv[2]) if len(sys.argv) > 2 else 1.0       # the problem's scale (a smoke run's is small)
+N, Q = int(100_000 * S), int(10_000 * S)
 """
 
 CHILD = CHILD_PRELUDE + r"""
-x = torch.rand(100_000, generator=g) * 6 - 3
-y = torch.randn(100_000, generator=g)
-xq = torch.linspace(-3, 3, 10_000)
+x = torch.rand(N, generator=g) * 6 - 3
+y = torch.randn(N, generator=g)
+xq = torch.linspace(-3, 3, Q)
 regression.nadaraya_watson(xq[:10], x[:1000], y[:1000], "gaussian", 0.3)   # warm up the code paths
 base = hwm()
 t0 = time.perf_counter()
@@ -137,16 +151,16 @@ print(dt, hwm() - base, bool(torch.isfinite(est).all()))
 
 
 CHILD64 = CHILD_PRELUDE + r"""
-x = torch.rand(100_000, generator=g, dtype=torch.float64) * 6 - 3
-y = torch.sin(x) + 0.3 * torch.randn(100_000, generator=g, dtype=torch.float64)
-xq = torch.linspace(-3, 3, 10_000, dtype=torch.float64)
+x = torch.rand(N, generator=g, dtype=torch.float64) * 6 - 3
+y = torch.sin(x) + 0.3 * torch.randn(N, generator=g, dtype=torch.float64)
+xq = torch.linspace(-3, 3, Q, dtype=torch.float64)
 regression.nadaraya_watson(xq[:100], x[:5000], y[:5000], "gaussian", 0.3, method=sys.argv[1])   # warm up
 base = hwm()
 t0 = time.perf_counter()
 est = regression.nadaraya_watson(xq, x, y, "gaussian", 0.3, method=sys.argv[1])
 dt = time.perf_counter() - t0
 extra = hwm() - base
-sample = torch.arange(0, 10_000, 50)
+sample = torch.arange(0, Q, 50)
 ref = regression.nadaraya_watson_loop(xq[sample], x, y, "gaussian", 0.3)
 rel = float(((est[sample] - ref).abs() / ref.abs().clamp_min(1e-3)).max())
 print(dt, extra, rel)
@@ -158,8 +172,8 @@ def bench_fast_large():
     previous auto choice), with accuracy against the plain loop on 200 of the queries."""
     res = {}
     for method in ("fast", "rank2"):
-        out = subprocess.run([sys.executable, "-c", CHILD64, method], capture_output=True, text=True,
-                             check=True).stdout.split()
+        out = subprocess.run([sys.executable, "-c", CHILD64, method, str(amount(1.0, 0.05))], capture_output=True,
+                             text=True, check=True).stdout.split()
         res[method] = (float(out[0]), int(out[1]), float(out[2]))
     (t_f, mem_f, rel_f), (t_r, _, rel_r) = res["fast"], res["rank2"]
     ratio = t_r / t_f
@@ -171,8 +185,8 @@ def bench_fast_large():
 
 def bench_large():
     for method in ("auto", "direct"):
-        out = subprocess.run([sys.executable, "-c", CHILD, method], capture_output=True, text=True,
-                             check=True).stdout.split()
+        out = subprocess.run([sys.executable, "-c", CHILD, method, str(amount(1.0, 0.05))], capture_output=True,
+                             text=True, check=True).stdout.split()
         dt, extra, finite = float(out[0]), int(out[1]), out[2] == "True"
         row(f"NW 10k queries x 100k points, float32, method={method} (child process, VmHWM)",
             f"{dt:.1f} s, +{extra / 2**20:.0f} MB peak", "<= 512 MB extra (dense: 4 GB)",
@@ -196,13 +210,14 @@ def bench_pages():
     for name, (kind, key) in PAGE_MOVES.items():
         at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=120).run()
         widget = getattr(at, kind)(key=key)
+        moves = amount(10, 1)
         if kind == "select_slider":
             options = list(widget.options)
-            values = [options[i % len(options)] for i in range(len(options) // 2, len(options) // 2 + 10)]
+            values = [options[i % len(options)] for i in range(len(options) // 2, len(options) // 2 + moves)]
             values = [type(widget.value)(v) if not isinstance(widget.value, str) else v for v in values]
         else:
             lo, hi = widget.min, widget.max
-            values = list(np.linspace(lo, hi, 12)[1:11])
+            values = list(np.linspace(lo, hi, moves + 2)[1:-1])
             values = [type(widget.value)(v) for v in values]
         times = []
         for v in values:
@@ -211,8 +226,9 @@ def bench_pages():
             at.run()
             times.append(time.perf_counter() - t0)
             assert not at.exception, (name, [e.message for e in at.exception])
+            at.run()            # a move that reran only the page's parts leaves only those in AppTest's tree
         med = statistics.median(times)
-        row(f"page rerun after a slider move: {name} (AppTest, median of 10, new values)",
+        row(f"page rerun after a slider move: {name} (AppTest, median of {moves}, new values)",
             f"{med * 1e3:.0f} ms", "<= 150 ms", med <= 0.150)
 
 
@@ -222,7 +238,8 @@ def bench_upload():
     from streamlit.testing.v1 import AppTest
 
     gen = np.random.default_rng(0)
-    xs = np.sort(gen.uniform(-3, 3, 5000))
+    rows = amount(5000, 500)
+    xs = np.sort(gen.uniform(-3, 3, rows))
     csv = "x,y\n" + "\n".join(f"{a:.5f},{np.sin(a) + 0.3 * gen.normal():.5f}" for a in xs)
     at = AppTest.from_file(str(ROOT / "pages" / "kernel_regression.py"), default_timeout=120).run()
     at.selectbox(key="data.name").set_value("upload").run()
@@ -234,13 +251,16 @@ def bench_upload():
     assert not at.exception and not at.error, [e.value for e in at.error]
     options = list(at.select_slider(key="nw.bandwidth").options)
     times = []
-    for v in options[60:70]:
+    for v in options[60:60 + amount(10, 1)]:
         at.select_slider(key="nw.bandwidth").set_value(float(v))
         t0 = time.perf_counter()
         at.run()
         times.append(time.perf_counter() - t0)
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        at.run()                # the bandwidth reran only the page's parts: read the whole page again (untimed)
     med = statistics.median(times)
-    row("5,000-row upload, Kernel regression: first fit, then reruns after a bandwidth move (median of 10)",
+    row(f"{rows:,}-row upload, Kernel regression: first fit, then reruns after a bandwidth move (median of "
+        f"{len(times)})",
         f"first {first:.2f} s; reruns {med * 1e3:.0f} ms", "reruns <= 150 ms", med <= 0.150)
 
 
@@ -251,7 +271,7 @@ def bench_training():
     cfg = task.model_config(n_heads=2, d_model=64)
     trainer = Trainer(cfg, task, seed=0)
     trainer.step(10)
-    steps = 150
+    steps = amount(150, 10)
 
     bare = Trainer(cfg, task, seed=0)        # same model, same data, nothing recorded
     model, opt = bare.model, bare.opt
@@ -268,7 +288,7 @@ def bench_training():
 
     bare_loop()
     t_dash, t_bare, ratios = [], [], []
-    for i in range(10):         # back-to-back pairs, alternating which goes first: load bursts hit both
+    for i in range(amount(10, 2)):    # back-to-back pairs, alternating which goes first: load bursts hit both
         pair = [lambda: trainer.step(steps), bare_loop] if i % 2 == 0 else [bare_loop, lambda: trainer.step(steps)]
         times = [best_of(fn, 1) for fn in pair]
         dash, bare_t = (times[0], times[1]) if i % 2 == 0 else (times[1], times[0])
@@ -316,11 +336,11 @@ def bench_efficient():
     from explorer.efficient import linear_attention
 
     g = torch.Generator().manual_seed(0)
-    lengths = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]
+    lengths = amount([16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384], [16, 256, 1024])
     exact, linear = [], []
     for n in lengths:
         q, k, v = (torch.randn(1, n, 64, generator=g) for _ in range(3))
-        repeats = 20 if n <= 1024 else 3
+        repeats = amount(20 if n <= 1024 else 3, 1)
         exact.append(best_of(lambda q=q, k=k, v=v: sdpa(q, k, v), repeats))
         linear.append(best_of(lambda q=q, k=k, v=v: linear_attention(q, k, v), repeats))
     cross = ef_lesson.crossover(lengths, exact, linear)
@@ -339,7 +359,7 @@ def bench_causal_linear():
     from explorer.efficient import linear_attention
 
     g = torch.Generator().manual_seed(0)
-    n = 16384
+    n = amount(16384, 1024)
     q, k, v = (torch.randn(1, 1, n, 64, generator=g) for _ in range(3))
     fq, fk = F.elu(q) + 1, F.elu(k) + 1
     identity = lambda x: x                                           # noqa: E731  (the features are given)
@@ -347,7 +367,7 @@ def bench_causal_linear():
     ref = theirs(fq, fk, v)
     diff = float((ours - ref).abs().max())
     ratios = []
-    for i in range(6):            # back-to-back pairs, alternating which goes first
+    for i in range(amount(6, 2)):   # back-to-back pairs, alternating which goes first
         pair = [lambda: linear_attention(fq, fk, v, identity, causal=True), lambda: theirs(fq, fk, v)]
         times = [best_of(fn, 1) for fn in (pair if i % 2 == 0 else pair[::-1])]
         ours_t, theirs_t = times if i % 2 == 0 else times[::-1]
@@ -359,9 +379,9 @@ def bench_causal_linear():
 
 
 FGT_CHILD = CHILD_PRELUDE + r"""
-x = torch.rand(100_000, generator=g, dtype=torch.float64) * 6 - 3
-y = torch.sin(x) + 0.3 * torch.randn(100_000, generator=g, dtype=torch.float64)
-xq = torch.linspace(-3, 3, 500_000, dtype=torch.float64)
+x = torch.rand(N, generator=g, dtype=torch.float64) * 6 - 3
+y = torch.sin(x) + 0.3 * torch.randn(N, generator=g, dtype=torch.float64)
+xq = torch.linspace(-3, 3, 50 * Q, dtype=torch.float64)
 regression.nadaraya_watson(xq[:100], x[:5000], y[:5000], "gaussian", 0.3, method="fast")   # warm up
 base = hwm()
 t0 = time.perf_counter()
@@ -372,7 +392,8 @@ print(time.perf_counter() - t0, hwm() - base, bool(torch.isfinite(est).all()))
 
 def bench_fgt_many_queries():
     """The fast Gauss transform at 500k queries x 100k points (float64): its queries are taken in chunks."""
-    out = subprocess.run([sys.executable, "-c", FGT_CHILD], capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run([sys.executable, "-c", FGT_CHILD, "fast", str(amount(1.0, 0.05))], capture_output=True,
+                         text=True, check=True).stdout.split()
     dt, extra, finite = float(out[0]), int(out[1]), out[2] == "True"
     row("NW 500k queries x 100k points, Gaussian, float64, fast Gauss transform (child process, VmHWM)",
         f"{dt:.1f} s, +{extra / 2**20:.0f} MB peak", "<= 64 MB extra (the outputs: 16 MB)",
@@ -398,7 +419,7 @@ def bench_cold_start():
         try:
             runs = [(_cold_start(browser, ROOT / "app.py", "", LANDING_DRAWN),
                      _cold_start(browser, ROOT / "app.py", "kernel_regression"), _cold_start(browser, bare))
-                    for _ in range(2)]
+                    for _ in range(amount(2, 1))]
         finally:
             browser.close()
     landing = min(r[0][1] for r in runs)
@@ -432,7 +453,7 @@ def _metric(page, i: int) -> str:
     return page.locator('[data-testid="stMetric"]').nth(i).locator('[data-testid="stMetricValue"]').inner_text()
 
 
-def bench_live_browser(seconds: float = 20.0):
+def bench_live_browser(seconds: float | None = None):
     """Live training as a student sees it: each task at its defaults, Start pressed in Chromium while a second
     browser session moves the bandwidth slider on Kernel regression every 2 s; the steps/s the page reached
     against the bare trainer's in this process, and (induction) the time from Start to a loss below 1."""
@@ -444,7 +465,8 @@ def bench_live_browser(seconds: float = 20.0):
 
     from explorer.training import TASKS
 
-    bare = {task: _bare_steps_per_second(task) for task in TASKS}
+    seconds = seconds or amount(20.0, 4.0)
+    bare = {task: _bare_steps_per_second(task, amount(6.0, 1.0)) for task in TASKS}
     with AppServer(timeout=120) as server, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=BROWSER_ARGS)
         other = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -474,8 +496,8 @@ def bench_live_browser(seconds: float = 20.0):
                     below_one = (elapsed, step)
             page.get_by_role("button", name="Pause").click()
             page.close()
-            (t_a, s_a), (t_b, s_b) = samples[len(samples) // 4], samples[-1]
-            rate = (s_b - s_a) / (t_b - t_a)
+            (t_a, s_a), (t_b, s_b) = (samples[len(samples) // 4], samples[-1]) if samples else ((0, 0), (1, 0))
+            rate = (s_b - s_a) / (t_b - t_a) if t_b > t_a else 0.0
             extra = "" if task != "induction" else (
                 f"; loss < 1 after {below_one[0]:.0f} s (step {below_one[1]})" if below_one else
                 f"; loss still >= 1 after {seconds:.0f} s")
@@ -532,14 +554,14 @@ def bench_first_visits():
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=BROWSER_ARGS)
         with AppServer(bare, timeout=120) as floor_server:
             _first_visit(browser, floor_server.url)
-            floor = min(_first_visit(browser, floor_server.url)[0] for _ in range(2))
+            floor = min(_first_visit(browser, floor_server.url)[0] for _ in range(amount(2, 1)))
         with AppServer(timeout=120) as server:
             warm = browser.new_page()
             warm.goto(server.url)
             warm.wait_for_selector(LANDING_DRAWN, timeout=120_000)
             _settled(warm)
-            time.sleep(15.0)                             # the start-up warm-up (about 5 s of CPU) has had its time
-            for lesson in LESSONS:
+            time.sleep(amount(15.0, 0.0))                  # the start-up warm-up (about 5 s of CPU) has had its time
+            for lesson in amount(LESSONS, LESSONS[:1]):
                 (f1, s1), (f2, s2) = (_first_visit(browser, f"{server.url}/{lesson.name}") for _ in range(2))
                 row(f"first visit on a warm server: {lesson.name} (first chart / settled)",
                     f"first student {f1:.1f} / {s1:.1f} s; second {f2:.1f} / {s2:.1f} s; a one-chart page "
@@ -559,9 +581,7 @@ st.plotly_chart(go.Figure(go.Scatter(x=x, y=np.sin(x / h))))
 
 def _moves(base: str, page: str, key: str, kind: str, values, n: int = 20) -> tuple[list[float], list[int]]:
     """``n`` moves of one control by one protocol student, one at a time: seconds and bytes sent down per rerun."""
-    from bench.load import Student
-
-    student = Student(base, page, False, 0)
+    student = load.Student(base, page, False, 0)
     sizes: list[int] = []
     with student._open() as ws:
         recv = ws.recv
@@ -624,12 +644,13 @@ def bench_floor():
         floor_app.write_text(FLOOR_APP)
         with AppServer(floor_app, timeout=120) as floor_server:
             ft, fb = _moves(floor_server.url, "", "floor.h", "string_array_value",
-                            (["0.05"], ["2.0"], ["0.2"], ["1.0"]))
+                            (["0.05"], ["2.0"], ["0.2"], ["1.0"]), n=amount(20, 2))
     f_med, f_p95, f_bytes = _summary(ft, fb)
     row("floor page (one select_slider, one plotly line of 200 points): rerun median / p95, bytes per rerun",
         f"{f_med * 1000:.0f} / {f_p95 * 1000:.0f} ms, {f_bytes / 1024:.1f} KiB", "(the floor)", True)
     with AppServer(timeout=120, env={"EXPLORER_WARM_UP": "0"}) as server:
         for page, (key, kind, values) in FLOOR_MOVES.items():
+            values = amount(values, values[:1])
             times, sizes = _moves(server.url, page, key, kind, values + values, n=2 * len(values))
             (new, new_p95, size), (again, again_p95, _) = (_summary(times[:len(values)], sizes[:len(values)]),
                                                            _summary(times[len(values):], sizes[len(values):]))
@@ -658,10 +679,10 @@ def bench_drag():
         page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
         page.goto(server.url)
         page.wait_for_selector(LANDING_DRAWN, timeout=120_000)
-        time.sleep(15.0)                                 # the start-up warm-up has had its time
+        time.sleep(amount(15.0, 0.0))                      # the start-up warm-up has had its time
         for name, setup, control in PAGES:
             runs = [measure(page, f"{server.url}/{name}?predict=0&{setup}", name, "bench", shots=None)
-                    for _ in range(3)]
+                    for _ in range(amount(3, 1))]
             fps = statistics.median(r["frames_per_s"] for r in runs)
             gap = statistics.median(r["ms_between_frames_median"] for r in runs)
             after = statistics.median(r["release_to_page_s"] for r in runs)
@@ -727,7 +748,7 @@ def _median_max(values: list[float]) -> str:
     return f"{statistics.median(values):.0f} / {max(values):.0f}" if values else "none"
 
 
-def bench_saturated(students: int = 120, seconds: float = 45, moves: int = 8):
+def bench_saturated(students: int | None = None, seconds: float | None = None, moves: int | None = None):
     """A class that waits its turn (issue "light and live", item 6): one Chromium student moves a slider (Kernel
     regression's bandwidth, whose figure follows in the browser, and Masking's length, which waits for the server)
     on a quiet server, then while ``students`` protocol students move a slider every 2-4 s each (about
@@ -741,7 +762,7 @@ def bench_saturated(students: int = 120, seconds: float = 45, moves: int = 8):
 
     from playwright.sync_api import sync_playwright
 
-    from bench import load
+    students, seconds, moves = students or amount(120, 6), seconds or amount(45, 6), moves or amount(8, 1)
 
     def student(page, url, key):
         page.goto(url)
@@ -758,15 +779,16 @@ def bench_saturated(students: int = 120, seconds: float = 45, moves: int = 8):
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=BROWSER_ARGS)
         page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
         load.run_class(server.url, 3, 0, 8)                          # each load page drawn once, warm-up done
-        time.sleep(10.0)
-        for name, key in (("kernel_regression", "nw.bandwidth"), ("masking", "mask.length")):
+        time.sleep(amount(10.0, 0.0))
+        for name, key in amount((("kernel_regression", "nw.bandwidth"), ("masking", "mask.length")),
+                              (("kernel_regression", "nw.bandwidth"),)):
             url = f"{server.url}/{name}?predict=0"
             quiet = student(page, url, key)
             result = {}
             busy = threading.Thread(target=lambda out=result: out.update(
                 load.run_class(server.url, students, 0, seconds, seed=2000)), daemon=True)
             busy.start()
-            time.sleep(8.0)                                              # the class has arrived
+            time.sleep(amount(8.0, 2.0))                                   # the class has arrived
             crowd = student(page, url, key)
             busy.join()
             for label, runs, extra in (("quiet", quiet, ""), (f"{students} students moving", crowd,
@@ -797,7 +819,7 @@ def bench_icl_bandwidth():
     incontext.grid_point(2.0, 0.3, 32, 0)
     point = time.perf_counter() - t0
     t0 = time.perf_counter()
-    for lip in icl_bandwidth.LIPSCHITZ:                                 # not the server's table: a fresh sweep
+    for lip in amount(icl_bandwidth.LIPSCHITZ, ()):                       # not the server's table: a fresh sweep
         incontext.grid_point(lip, 0.3, 32, 1)
     sweep = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -809,7 +831,7 @@ def bench_icl_bandwidth():
 
 def main():
     start = time.time()
-    chosen = [a for a in sys.argv[1:] if not a.startswith("--")]      # e.g. `bench/run.py pages cold`
+    chosen = [a for a in sys.argv[1:] if not a.startswith("--")]      # e.g. `python -m bench.run pages cold`
     for fn in (bench_loop, bench_search, bench_statsmodels, bench_sdpa, bench_fast_large, bench_fgt_many_queries,
                bench_large, bench_causal_linear, bench_pages,
                bench_upload, bench_training, bench_efficient, bench_icl_bandwidth, bench_floor, bench_cold_start,
@@ -821,6 +843,8 @@ def main():
         fn()
     header = (f"Machine: {platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__}, "
               f"{time.strftime('%Y-%m-%d')}; total {time.time() - start:.0f} s")
+    if SMOKE:
+        header += " (smoke run: every group once, small and short; its rows say that each group runs, not how fast)"
     print(header)
     print()
     print("| benchmark | measured | target | met |")
