@@ -709,8 +709,9 @@ WATCH = """() => { const app = document.querySelector('[data-testid="stApp"]');
 FRAMES = """() => { for (const gd of document.querySelectorAll('.js-plotly-plot'))
     if (gd.layout && gd.layout.meta && gd.layout.meta.follow && !gd.__watched) {
       gd.__watched = true;
-      for (const e of ['plotly_animated', 'explorer_followed'])
-        gd.on(e, () => window.__seen.push([performance.now(), 'frame', true])); }
+      const seen = () => window.__seen.push([performance.now(), 'frame', true]);
+      gd.on('plotly_animated', seen);
+      gd.addEventListener('explorer_followed', seen); }
   window.__t0 = performance.now(); }"""
 
 

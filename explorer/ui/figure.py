@@ -9,7 +9,6 @@ moves), reuses the finished figure instead of building it again with plotly (5-2
 from __future__ import annotations
 
 import base64
-import copy
 import hashlib
 import pickle
 import threading
@@ -17,10 +16,7 @@ from collections import OrderedDict
 
 import numpy as np
 import pandas  # noqa: F401  (see below)
-import plotly.graph_objects as go
-import plotly.io
 import streamlit as st
-from _plotly_utils.utils import to_typed_array_spec
 
 from ..figures.dark import dark
 from ..figures.files import MIME, image_formats_available, to_bytes
@@ -28,6 +24,7 @@ from ..figures.style import LECTURE, NORMAL, prepared
 from . import follow as following
 from .cache import spec_data
 from .follow import Follow
+from .internals import ReadyFigure, typed_array
 from .state import lang, lecture_mode, tr
 
 # pandas is imported with this module, before any session can draw: plotly's validators and JSON encoder read
@@ -101,30 +98,11 @@ def _array(value):
     return value
 
 
-class Sent(go.Figure):
-    """A figure as the browser gets it: its dict, arrays already in plotly's base64 form, built once and kept.
-    ``st.plotly_chart`` takes a plotly Figure and reads it with ``to_dict``; a Figure built from a dict, even
-    unvalidated, runs plotly's property machinery over every key (2-10 ms a figure here), so this one holds the
-    dict and hands out copies. Nothing else of a Figure works on it: styling is done before (``_styled``)."""
-
-    def __init__(self, spec: dict):             # (go.Figure.__init__ is what this skips)
-        object.__setattr__(self, "_spec", spec)
-
-    def to_dict(self) -> dict:
-        return copy.deepcopy(self._spec)
-
-    def to_json(self, *args, **kwargs) -> str:
-        return plotly.io.to_json(self._spec, *args, validate=False, **kwargs)
-
-    def __repr__(self) -> str:
-        return f"Sent({len(self._spec.get('data', ()))} traces)"
-
-
-def single_precision(fig) -> Sent:
-    """``fig`` for the browser, its float64 data arrays as float32: half the bytes, and 7 significant digits where
-    a chart shows 3. A colour array (a heatmap's z, on a linear colour scale) sends values under 1e-30 as 0; any
-    other array with a nonzero value outside ``SINGLE_RANGE`` (a log axis down to 1e-40, say) stays float64. The
-    exports keep ``fig`` itself, in float64 (a CSV is read as numbers)."""
+def single_precision(fig) -> ReadyFigure:
+    """``fig`` for the browser (a ``ReadyFigure``: its dict, built once), its float64 data arrays as float32: half
+    the bytes, and 7 significant digits where a chart shows 3. A colour array (a heatmap's z, on a linear colour
+    scale) sends values under 1e-30 as 0; any other array with a nonzero value outside ``SINGLE_RANGE`` (a log axis
+    down to 1e-40, say) stays float64. The exports keep ``fig`` itself, in float64 (a CSV is read as numbers)."""
     out = fig.to_dict()
     for trace in out["data"]:
         for name in ARRAYS:
@@ -134,8 +112,8 @@ def single_precision(fig) -> Sent:
                     value = np.where(np.abs(value) < SINGLE_RANGE[0], 0.0, value)
                 size = np.abs(value[np.isfinite(value) & (value != 0)])
                 if not size.size or (size.min() >= SINGLE_RANGE[0] and size.max() <= SINGLE_RANGE[1]):
-                    trace[name] = to_typed_array_spec(value.astype(np.float32))    # (to_dict encoded the rest)
-    return Sent(out)
+                    trace[name] = typed_array(value.astype(np.float32))    # (to_dict encoded the rest)
+    return ReadyFigure(out)
 
 
 def _styled(fig, lecture: bool, cap: int, dark_page: bool, copy: bool = True) -> tuple:
@@ -217,7 +195,7 @@ def _following(spec, follow: Follow, drawn, kept_as, marks, language, lecture, c
             if now is None:
                 return drawn
             framed = dict(sorted({**framed, follow.current: now}.items()))
-        return Sent(following.attach(base, follow, framed, SLIDER_FONT, dark_page, with_slider=not lecture))
+        return ReadyFigure(following.attach(base, follow, framed, SLIDER_FONT, dark_page, with_slider=not lecture))
     kept = None if kept_as is None else figure_key("followed", kept_as, follow.others(), follow.current, grid)
     return FOLLOWED.get(kept, compose)
 

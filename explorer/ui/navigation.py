@@ -7,9 +7,9 @@ Nothing here imports torch: the router and the landing page draw before the comp
 from __future__ import annotations
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ..lessons import LESSONS, Lesson
+from .internals import requested_page
 from .state import tr
 
 HOME = Lesson("home", "", ":material/home:")
@@ -34,8 +34,7 @@ def navigation_pages() -> dict[str, list]:
 
 def requested_path() -> str:
     """The page path the browser asked for on this run (empty for the app's root and for a click in the app)."""
-    ctx = get_script_run_ctx()
-    return (ctx.pages_manager.intended_page_name or "") if ctx is not None else ""
+    return requested_page()
 
 
 def note_unknown_path(asked: str, page) -> None:

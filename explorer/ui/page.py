@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterator, Sequence
 from types import SimpleNamespace
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ..device import describe_device
 from .control import Control, PageStopped
 from .controls import SHARED_CONTROLS
+from .internals import rerun_of_parts
 from .layout import question as draw_question
 from .links import publish, restore
 from .navigation import previous_next
@@ -102,8 +102,7 @@ def lesson_page(page: SimpleNamespace, question: str) -> Iterator:
 
 def part_alone() -> bool:
     """Whether this run is a rerun of parts of the page only (a control's ``rerun_alone``)."""
-    ctx = get_script_run_ctx()
-    return bool(ctx and ctx.fragment_ids_this_run)
+    return rerun_of_parts()
 
 
 def page_part(page: SimpleNamespace, key: str) -> Callable:

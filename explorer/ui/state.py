@@ -12,10 +12,10 @@ from typing import Any
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
-from streamlit.runtime.pages_manager import PagesManager
 
 from ..i18n import LANGUAGES, Message, Phrase
 from ..lessons.params import SWITCH
+from .internals import leave_pages_directory_mode
 
 KEEP = "ui.keep"      # the state keys kept across pages: every visited lesson page adds its settings' keys
 
@@ -63,8 +63,7 @@ def _leave_pages_directory_mode() -> None:
     own, the old pages/-directory way, because the process-wide switch Streamlit keeps for it is only turned
     off by the first ``st.navigation`` call (app.py's): no page config, no language control, a flat nav.
     Turn the switch off and rerun, so app.py runs and routes the link."""
-    if PagesManager.uses_pages_directory and st.runtime.exists():
-        PagesManager.uses_pages_directory = False
+    if leave_pages_directory_mode():
         st.rerun()
 
 

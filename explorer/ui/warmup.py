@@ -11,6 +11,7 @@ import time
 from ..lessons import LESSONS
 from ..lessons.params import defaults
 from .cache import spec_data
+from .internals import SCRIPT_RUN_CONTEXT_LOGGER
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ class _NoContextWarning(logging.Filter):
 def run(lessons=LESSONS, stop: threading.Event | None = None) -> dict[str, float]:
     """Compute each lesson's default figures (lesson name -> seconds it took); a failure is logged, not raised,
     and the page computes that figure itself when asked. Once ``stop`` is set, no further figure is started."""
-    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_NoContextWarning())
+    logging.getLogger(SCRIPT_RUN_CONTEXT_LOGGER).addFilter(_NoContextWarning())
     took = {}
     for lesson in lessons:
         if stop is not None and stop.is_set():

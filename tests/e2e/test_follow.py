@@ -34,7 +34,7 @@ COUNT = """() => { const gd = [...document.querySelectorAll('.js-plotly-plot')]
   gd.on('plotly_sliderchange', (e) => { window.__follow.changed.push(performance.now());
                                         window.__follow.values.push(e.step.value); });
   gd.on('plotly_animated', () => window.__follow.drawn.push(performance.now()));
-  gd.on('explorer_followed', () => window.__follow.drawn.push(performance.now()));   // drawn by Plotly.react
+  gd.addEventListener('explorer_followed', () => window.__follow.drawn.push(performance.now()));   // the component's
   return gd.layout.meta.follow; }"""
 
 

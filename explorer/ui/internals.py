@@ -1,0 +1,103 @@
+"""The one place that touches names Streamlit, plotly and plotly.js do not document.
+
+Each is something the app cannot do without and no public API offers. Each is listed here with the versions it was
+written for, and ``tests/unit/test_internals.py`` has a test per name that fails, with a sentence naming it and these
+versions, when an installed version no longer has it: an upgrade is caught by ``make test``, not mid-lecture.
+
+Python (Streamlit): which page the browser asked for (``requested_page``), whether this run reruns parts of a page
+only (``rerun_of_parts``), leaving the pages-directory mode a fresh server starts in (``leave_pages_directory_mode``),
+the logger of the "missing ScriptRunContext" warning (``SCRIPT_RUN_CONTEXT_LOGGER``).
+Python (plotly): a figure handed to ``st.plotly_chart`` as a ready dict (``ReadyFigure``), a numpy array in plotly's
+base64 form (``typed_array``).
+JavaScript (``WEB``, given to the components in ``explorer/ui/web/*.mjs`` as ``data.internals``): plotly.js's frame
+table and full layout on a graph div, Streamlit's slider value label and its script-state attribute. They travel as
+a JSON text: a nested dict in a component's data makes Streamlit import pandas (to look for data frames in it) on
+the landing page.
+The style sheets' ``data-testid`` selectors are Streamlit's too; the same test checks each against the installed
+Streamlit's front end.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import plotly.graph_objects as go
+import plotly.io
+import streamlit as st
+from _plotly_utils.utils import to_typed_array_spec
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+WRITTEN_FOR = {"streamlit": "1.67.0", "plotly": "7.1.0"}     # plotly.js: the bundle that plotly 7.1.0 ships
+
+SCRIPT_RUN_CONTEXT_LOGGER = "streamlit.runtime.scriptrunner_utils.script_run_context"
+
+WEB = {
+    "transition_data": "_transitionData",      # plotly.js: gd._transitionData._frameHash, frames by name
+    "frame_hash": "_frameHash",
+    "full_layout": "_fullLayout",              # plotly.js: gd._fullLayout, the layout as drawn (width, height)
+    "slider_thumb_value": "stSliderThumbValue",   # Streamlit: the slider's value label, updated during a drag
+    "script_state": "testScriptState",         # Streamlit: stApp's data-test-script-state ("running", …)
+    "script_state_attribute": "data-test-script-state",
+}
+WEB_JSON = json.dumps(WEB)
+
+
+def _ctx():
+    return get_script_run_ctx()
+
+
+def requested_page() -> str:
+    """The page path the browser asked for on this run (empty for the app's root and for a click in the app):
+    ``ScriptRunContext.pages_manager.intended_page_name``."""
+    ctx = _ctx()
+    return (ctx.pages_manager.intended_page_name or "") if ctx is not None else ""
+
+
+def rerun_of_parts() -> bool:
+    """Whether this run reruns some of the page's fragments only: ``ScriptRunContext.fragment_ids_this_run``."""
+    ctx = _ctx()
+    return bool(ctx and ctx.fragment_ids_this_run)
+
+
+def leave_pages_directory_mode() -> bool:
+    """A fresh server whose first request is a link to a page (``/masking``) runs that page's script on its own, the
+    old pages/-directory way, because the process-wide switch Streamlit keeps for it
+    (``PagesManager.uses_pages_directory``) is only turned off by the first ``st.navigation`` call. Turn it off;
+    True when it was on (the caller reruns, so that app.py runs and routes the link)."""
+    if PagesManager.uses_pages_directory and st.runtime.exists():
+        PagesManager.uses_pages_directory = False
+        return True
+    return False
+
+
+def typed_array(values) -> dict:
+    """A numpy array in plotly's base64 form (``{"dtype", "bdata", "shape"}``), as ``Figure.to_dict`` writes it:
+    ``_plotly_utils.utils.to_typed_array_spec``."""
+    return to_typed_array_spec(values)
+
+
+class ReadyFigure(go.Figure):
+    """A figure as the browser gets it: its dict, built once and kept. ``st.plotly_chart`` takes a plotly Figure and
+    reads it with ``to_dict``; a Figure built from a dict, even unvalidated, runs plotly's property machinery over
+    every key (2-10 ms a figure here), so this one skips ``go.Figure.__init__``, holds the dict and hands out copies.
+    Nothing else of a Figure works on it."""
+
+    def __init__(self, spec: dict):             # (go.Figure.__init__ is what this skips)
+        object.__setattr__(self, "_spec", spec)
+
+    def to_dict(self) -> dict:
+        return copy.deepcopy(self._spec)
+
+    def to_json(self, *args, **kwargs) -> str:
+        return plotly.io.to_json(self._spec, *args, validate=False, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"ReadyFigure({len(self._spec.get('data', ()))} traces)"
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        """The dict itself (not a copy): read it, never change it."""
+        return self._spec
