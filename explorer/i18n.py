@@ -76,7 +76,7 @@ class Message(str):
         return obj
 
     def in_lang(self, lang: str) -> str:
-        return t(self.key, lang, **{k: v.in_lang(lang) if isinstance(v, Message) else v
+        return t(self.key, lang, **{k: in_lang(v, lang) if hasattr(v, "in_lang") else v
                                     for k, v in self.values.items()})
 
     def __reduce__(self):
@@ -97,7 +97,7 @@ class Phrase(str):
         return obj
 
     def in_lang(self, lang: str) -> str:
-        return t(self.key, lang, **{k: v.in_lang(lang) if isinstance(v, (Message, Phrase)) else v
+        return t(self.key, lang, **{k: in_lang(v, lang) if hasattr(v, "in_lang") else v
                                     for k, v in self.values.items()})
 
     def __reduce__(self):
@@ -110,31 +110,28 @@ def _phrase(text: str, key: str, values: dict) -> Phrase:
     return obj
 
 
+class Joined(str):
+    """Several texts said as one, joined by the separator UI text ``sep`` of the language they are said in
+    (``punct.list``: "a, b" in English, "a、b" in 中文): a value a ``Message`` quotes, e.g. the modes that leak.
+
+    >>> Joined([Message("kernel.gaussian"), Message("kernel.boxcar")]).in_lang("zh")
+    '高斯核，矩形核'
+    """
+
+    def __new__(cls, parts, sep: str = "punct.list"):
+        parts = tuple(parts)
+        obj = super().__new__(cls, t(sep, "en").join(in_lang(p, "en") for p in parts))
+        obj.parts, obj.sep = parts, sep
+        return obj
+
+    def in_lang(self, lang: str) -> str:
+        return t(self.sep, lang).join(in_lang(p, lang) for p in self.parts)
+
+    def __reduce__(self):
+        return Joined, (self.parts, self.sep)
+
+
 def in_lang(text, lang: str) -> str:
-    """``text`` in ``lang`` when it knows its key (a ``Message`` or a ``Phrase``); as it is otherwise (a number,
-    a name: the same in every language)."""
-    return text.in_lang(lang) if isinstance(text, (Message, Phrase)) else str(text)
-
-
-# Sentences that assert something about a figure or a number the page computes. Each is a claim, and a
-# test in tests/lessons/ checks it on the data the figure draws (tests/lessons/test_coverage.py fails when
-# no lesson test names a claim key). A key is a claim by its name: the patterns below, or listed in EXTRA.
-CLAIM_PATTERNS = ("notice", "_text", "caption", "explain", "presets", "watch.", "mk.v_", "lt.collapsed",
-                  "lt.duplicate", "lt.diverged", "sk.equal", "sk.unequal", "kr.undefined", "kr.snap",
-                  "mk.grad_notes", "_help", "fig.log_t", "fig.ceiling", "fig.noise_floor", "predict_why",
-                  "width_optima", "lt.kv_noisy", "loo_ends")
-NOT_CLAIMS = frozenset({            # help texts that only state a control's range or meaning
-    "poll.open_help", "poll.room_help",
-    "ui.lecture_help", "ui.seed_help", "data.dataset_help", "data.n_help", "data.noise_help", "data.file_help",
-    "nw.bandwidth_help", "nw.typed_help", "ah.n_queries_help", "sk.d_help", "sk.n_keys_help", "sk.spread_help",
-    "sk.k_top_help", "sk.hidden_help", "sk.bias_help", "mk.length_help", "mk.d_help", "mk.valid_help",
-    "sc.n_help", "sc.metric_help", "lt.step_help", "lt.reset_help", "lt.temp_help", "lt.kv_run_help",
-    "ui.what_to_notice", "ef.h_help", "ib.noise_help", "ib.n_help",
-})
-
-
-def is_claim(key: str) -> bool:
-    return key not in NOT_CLAIMS and any(p in key for p in CLAIM_PATTERNS)
-
-
-CLAIMS = frozenset(k for k in EN if is_claim(k))
+    """``text`` in ``lang`` when it knows its key (a ``Message``, a ``Phrase``, a ``Joined``); as it is otherwise (a
+    number, a name: the same in every language)."""
+    return text.in_lang(lang) if hasattr(text, "in_lang") else str(text)

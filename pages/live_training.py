@@ -4,15 +4,16 @@ import streamlit as st
 
 from explorer.lessons import live_training as L
 from explorer.ui import live
+from explorer.ui.control import values
 from explorer.ui.figure import show_spec
-from explorer.ui.layout import explanation, on_demand
+from explorer.ui.layout import explanation, on_demand, write
 from explorer.ui.page import lesson_page
 from explorer.ui.state import tr
 
-with lesson_page(live.C, question="lt.question") as beside_question:
+with lesson_page(L, question="lt.question") as beside_question:
     live.draw_controls(beside_question)
-    trainer = live.session_trainer()
-    live.draw_buttons()
+    run = live.session_run()
+    live.draw_buttons(run)
 
     @st.fragment(run_every=live.TICK if live.running() else None)
     def live_view():
@@ -22,41 +23,34 @@ with lesson_page(live.C, question="lt.question") as beside_question:
     live_view()
 
     st.subheader(tr("lt.test_header"))
-    st.markdown(tr("lt.test_text"))
-    live.test_the_heads(trainer)
+    write(L.test_text())
+    live.test_the_heads(run.trainer)
 
     with explanation("ui.what_to_notice"):
-        task = live.C.TASK.value
-        st.markdown(tr("lt.watch", task=tr(f"taskname.{task}"), text=live.watch_text(trainer)))
+        write(L.watch(run.trainer))
 
     with explanation("ui.formula"):
-        st.latex(r"\alpha^{(\ell,h)} = \operatorname{softmax}\!\left(\frac{Q K^\top}{\tau\sqrt{d_k}} + M\right),"
+        st.latex(r"\alpha^{(\ell,h)} = \operatorname{softmax}\!\left(\frac{QK^\top}{\tau\sqrt{d_k}} + M\right),"
                  r"\qquad H^{(\ell,h)} = -\frac{1}{T}\sum_{i=1}^{T}\sum_{j} \alpha_{ij}\log\alpha_{ij}"
                  r"\;\le\; \frac{1}{T}\sum_{i=1}^{T}\log\lvert\{j : M_{ij} = 0\}\rvert")
-        st.markdown(tr("lt.formula_text", ceiling=trainer.task.entropy_ceiling()))
+        write(L.formula_text(run.trainer))
 
     st.subheader(tr("lt.schedules"))
-    specs = L.figures(live.C.values(), trainer)
-    curves = show_spec(specs["schedules"])
-    st.caption(tr("lt.schedule_text", warmup=curves["warmup"], total=curves['total'],
-                  floor=curves['lr'][-1] / curves['lr0']))
+    specs = L.figures(values(L), run.trainer)
+    write(L.schedule_text(show_spec(specs["schedules"])))
 
     st.subheader(tr("lt.kv"))
-    st.markdown(tr("lt.kv_text"))
-    gap = L.kv_cache_gap(trainer)
+    write(L.kv_text())
+    gap = L.kv_cache_gap(run.trainer)
     if gap is None:
-        st.caption(tr("lt.kv_bidirectional"))
+        write(L.kv_bidirectional())
     else:
         st.metric(tr("lt.kv_metric", n=gap[0]), f"{gap[1]:.1e}")
-    flops = show_spec(specs["kv_flops"])["rows"]
-    st.caption(tr("lt.kv_flops_caption", **L.kv_flops_summary(flops)))
+    write(L.kv_flops_caption(show_spec(specs["kv_flops"])))
     # Timing is of this machine at this moment: measured on demand, kept for this session only (a busy server's
     # noisy timing is never shown to anyone else), and said to be noisy when it did not settle.
     with st.spinner(tr("spin.kv")):
         timing = on_demand(tr("lt.kv_run"), tr("lt.kv_run_help"), "train.kv_run", specs["kv_timing"].data)
     if timing:
         show_spec(specs["kv_timing"], timing)
-        if L.kv_timing_agrees(timing):
-            st.caption(tr("lt.kv_caption", rounds=timing["rounds"], **L.kv_summary(timing["rows"])))
-        else:
-            st.warning(tr("lt.kv_noisy", rounds=timing["rounds"], spread=timing['spread']))
+        write(L.kv_timing_text(timing))

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import t
+from ..training.trainer import metric_key
 from . import common
 from .common import heatmap_grid, lines
 from .style import NORMAL, PALETTE, Line, Style, figure, line_trace
@@ -45,8 +46,9 @@ def entropy_figure(df: pd.DataFrame, n_layers: int, n_heads: int, ceiling: float
     see (``Task.entropy_ceiling``: log T bidirectional, log(T!)/T causal) and the collapse threshold."""
     df = _thin(df)
     dashes = ["solid", "dash", "dot", "dashdot"]
-    traces = [line_trace(df["step"], df[f"entropy_l{layer}_h{h}"], t("fig.layer_head", lang, layer=layer, head=h),
-                         PALETTE[h % len(PALETTE)], style, dash=dashes[layer % 4])
+    traces = [line_trace(df["step"], df[metric_key("entropy", layer, h)],
+                         t("fig.layer_head", lang, layer=layer, head=h), PALETTE[h % len(PALETTE)], style,
+                         dash=dashes[layer % 4])
               for layer in range(n_layers) for h in range(n_heads)]
     refs = [Line(ceiling, t("fig.ceiling", lang, value=ceiling), "y", dash="dot"),
             Line(0.1, t("fig.collapse_line", lang), "y", "#d62728", "dot")]
@@ -194,7 +196,7 @@ def scores_figure(df: pd.DataFrame, n_layers: int, n_heads: int, style: Style = 
     for layer in range(n_layers):
         kind = "prevtok" if layer == 0 else "induction"
         for h in range(n_heads):
-            traces.append(line_trace(df["step"], df[f"{kind}_l{layer}_h{h}"],
+            traces.append(line_trace(df["step"], df[metric_key(kind, layer, h)],
                                      t(f"fig.score_{kind}", lang, layer=layer, head=h), PALETTE[h % len(PALETTE)],
                                      style, dash="solid" if layer == 0 else "dash"))
     traces.append(line_trace(df["step"], df["loss"], t("fig.loss", lang), "#555555", style, dash="dot", yaxis="y2"))

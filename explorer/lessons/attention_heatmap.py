@@ -17,10 +17,10 @@ import torch
 from ..attention import entropy
 from ..figures import common
 from ..figures.attention import query_row_figure
-from ..i18n import t
+from ..i18n import Message, t
 from ..kernels import get_kernel
 from ..regression import nadaraya_watson, nw_weights
-from .base import Figure, specs
+from .base import Question, Say, figure_table, flatten, says, specs
 from .params import Param
 from .shared import BANDWIDTH, BANDWIDTHS, KERNEL, SHARED, data_of
 
@@ -33,6 +33,7 @@ PARAMS = (*SHARED, N_QUERIES, QUERY_X, SWEEP)
 FILE_NAME = ((KERNEL, "{}"), (BANDWIDTH, "h{}"))
 MAIN = "weights_heatmap"
 SMALL_H, LARGE_H = 0.01, 10.0           # the bandwidth slider's ends, as the notice and the question read them
+FIGURES, figure = figure_table()
 
 
 # --------------------------------------------------------------------------- figures
@@ -47,6 +48,7 @@ def _weights(data: Mapping, kernel: str, h: float, n_queries: int) -> dict:
             "entropy": ent.numpy()}
 
 
+@figure("weights_heatmap", _weights)
 def _draw_weights(d: dict, lang: str):
     z, rows, cols, _ = common.downsample(d["weights"], d["x_query"], d["x_key"])
     title = t("ah.heat_title", lang, kernel=t(f"kernel.{d['kernel']}", lang), h=d["h"])
@@ -59,6 +61,7 @@ def query_index(x_query: np.ndarray, x: float) -> int:
     return int(np.abs(np.asarray(x_query) - x).argmin())
 
 
+@figure("query_row", _weights, marks=("query_x",))
 def _draw_query_row(d: dict, lang: str):
     """Mark ``query_x``: the row of the query nearest to it."""
     i = query_index(d["x_query"], d["query_x"])
@@ -66,6 +69,7 @@ def _draw_query_row(d: dict, lang: str):
                             d["x_grid"], d["true"], lang=lang)
 
 
+@figure("row_entropy", _weights, marks=("query_x",))
 def _draw_entropy(d: dict, lang: str):
     """Every row's entropy against its query, with log N, 0 and the picked query (mark ``query_x``) marked."""
     xq, log_n = d["x_query"], math.log(len(d["x_key"]))
@@ -80,6 +84,7 @@ def _sweep(data: Mapping, kernel: str, bandwidths: tuple[float, ...], n_queries:
     return {"kernel": kernel, "panels": [_weights(data, kernel, b, n_queries) for b in sorted(bandwidths)]}
 
 
+@figure("sigma_sweep", _sweep, marks=("answer",))
 def _draw_sweep(d: dict, lang: str):
     """Mark ``answer`` (h, text): the panel at that h is the one the page's question asked about; its title says so."""
     panels = d["panels"]
@@ -93,14 +98,6 @@ def _draw_sweep(d: dict, lang: str):
                                np.round(rows, 2), t("ah.sweep_title", lang, kernel=t(f"kernel.{d['kernel']}", lang)),
                                t("ah.key_short", lang), t("ah.query_short", lang), cols=min(4, len(mats)),
                                colorbar_title=t("fig.weight", lang), lang=lang)
-
-
-FIGURES = {
-    "weights_heatmap": Figure(_weights, _draw_weights),
-    "query_row": Figure(_weights, _draw_query_row, marks=("query_x",)),
-    "row_entropy": Figure(_weights, _draw_entropy, marks=("query_x",)),
-    "sigma_sweep": Figure(_sweep, _draw_sweep, marks=("answer",)),
-}
 
 
 def figures(values: Mapping[str, Any], data: Mapping | None = None, asked: float | None = None) -> dict:
@@ -118,7 +115,7 @@ def figures(values: Mapping[str, Any], data: Mapping | None = None, asked: float
     })
 
 
-# --------------------------------------------------------------------------- the numbers the page says
+# --------------------------------------------------------------------------- what the page says
 def display_factor(weights: np.ndarray) -> int:
     """How many cells of the matrix one drawn cell averages (1: every weight is drawn)."""
     rows, cols = np.arange(weights.shape[0]), np.arange(weights.shape[1])
@@ -194,3 +191,78 @@ def entropy_and_density(weights, entropy_rows, x_query, x_train, kernel: str, h:
     e = ent[ok]
     ends_fall = e[0] < e[1:6].max() and e[-1] < e[-6:-1].max()
     return {"holds": bool(corr >= DENSITY_CORRELATION and ends_fall), "corr": corr, "lo": lo, "hi": hi}
+
+
+@says("ah.size", "ah.downsampled")
+def size_caption(res: Mapping) -> Say:
+    """Under the matrix: its size, and how many weights a drawn cell averages when it is too big to draw whole."""
+    w = res["weights"]
+    extra = Message("ah.downsampled", factor=display_factor(w), limit=DISPLAY_CELLS) if display_factor(w) > 1 else ""
+    return Say("ah.size", tone="caption", m=w.shape[0], n=w.shape[1], cells=w.size, downsampled=extra)
+
+
+@says("ah.no_support_caption")
+def support_caption(res: Mapping) -> Say | None:
+    """How many queries have no training point within h (a compact kernel: no estimate there)."""
+    unsupported = int(np.isnan(res["entropy"]).sum())
+    if not unsupported:
+        return None
+    return Say("ah.no_support_caption", tone="caption", n=unsupported, m=len(res["x_query"]),
+               kernel=Message(f"kernel.{res['kernel']}"))
+
+
+@says("ah.row_text", "ah.row_none_text")
+def row_text(res: Mapping, query_x: float) -> Say:
+    """The chosen query's row: its largest weight, how many weights pass 0.01, its entropy against log N."""
+    xq = res["x_query"]
+    i = query_index(xq, query_x)
+    row = res["weights"][i]
+    if row.sum() > 0:
+        return Say("ah.row_text", x=xq[i], wmax=row.max(), n_big=int((row > 0.01).sum()), n=len(row),
+                   h=res["entropy"][i], log_n=math.log(len(row)))
+    return Say("ah.row_none_text", x=xq[i], kernel=Message(f"kernel.{res['kernel']}"))
+
+
+@says("ah.predict_why")
+def question(ends: Mapping, n: int, kernel: str) -> Question:
+    """"At h = 10, what does a row look like?", answered from the rows at the slider's large end."""
+    log_n = math.log(n)
+    right = row_shape(ends["entropy_large"], log_n, ends["max_weight_large"])
+    large = ends["large_h"]
+    return Question("ah.wide", Say("ah.predict_q", h=large, kernel=Message(f"kernel.{kernel}")),
+                    tuple(Say(f"ah.shape_{shape}") for shape in ROW_SHAPES), right,
+                    Say("ah.predict_why", h=large, ent=ends["entropy_large"], log_n=log_n,
+                        wmax=ends["max_weight_large"]))
+
+
+@says("ah.notice", "ah.notice_small_spike", "ah.notice_small_band", "ah.notice_small_none", "ah.notice_small_flat",
+      "ah.notice_large", "ah.notice_density", "ah.notice_density_not")
+def notice(res: Mapping, ends: Mapping, data: Mapping, h: float) -> list[Say]:
+    """What to notice: the rows at the slider's two ends (``ends``: ``regimes_of``), and whether the entropy of the
+    rows drawn at ``h`` (``res``) follows the density of the data."""
+    n, kernel = len(data["x"]), res["kernel"]
+    small = small_h_rows(ends, n, kernel)
+    density = entropy_and_density(res["weights"], res["entropy"], res["x_query"], data["x"], kernel, h)
+    return [Say("ah.notice"),
+            Say(f"ah.notice_small_{small}", kernel=Message(f"kernel.{kernel}"), small=ends["small_h"],
+                mw_small=ends["max_weight_small"], ent_small=ends["entropy_small"], n=n),
+            Say("ah.notice_large", large=ends["large_h"], ent_large=ends["entropy_large"], log_n=math.log(n),
+                inv_n=1 / n, ratio=ends["row_ratio_large"]),
+            Say("ah.notice_density" if density["holds"] else "ah.notice_density_not", corr=density["corr"],
+                lo=density["lo"], hi=density["hi"])]
+
+
+def sentences(values: Mapping[str, Any], data: Mapping | None = None) -> list[Say]:
+    """Everything the page says at ``values``, in its order."""
+    data = data_of(values) if data is None else data
+    res = figures(values, data)["weights_heatmap"].data()
+    ends = regimes_of(data, values[KERNEL.key], values[N_QUERIES.key])
+    return flatten([size_caption(res), support_caption(res), row_text(res, values[QUERY_X.key]),
+                    question(ends, len(data["x"]), values[KERNEL.key]).why,
+                    notice(res, ends, data, values[BANDWIDTH.key])])
+
+
+@says("ah.query_x_help", fixed="which query is drawn: the nearest one, checked at five x")
+def help_texts() -> list[Say]:
+    """The help texts of this lesson's controls that state a fact (shown with the widgets, from their ``Param``)."""
+    return [Say("ah.query_x_help")]

@@ -1,4 +1,4 @@
-"""What a lesson module is made of: its figures, each defined once as compute → data → draw.
+"""What a lesson module is made of: its figures, each defined once as compute → data → draw, and its sentences.
 
 ``Figure`` pairs a pure ``compute`` (numbers in, a dict of numpy / pandas out: everything the figure draws and
 everything the page's sentences quote about it) with a ``draw`` (that dict, a language and the figure's marks →
@@ -8,13 +8,24 @@ tests compute them, so all three see the same figure by construction::
 
     spec = scaling.figures(defaults(scaling.PARAMS))["logit_std"]
     fig = spec.figure("en")                  # compute, then draw, in English
+
+A lesson also says its sentences: every decision about what its page says (which text, quoting which numbers, under
+which condition) is a function of the lesson module marked ``@says(<keys>)``, returning ``Say``s (a UI-text key and
+the values it quotes, in any language). The page only places them. The keys a ``@says`` function may return are the
+lesson's claims: ``tests/lessons/test_coverage.py`` reads them from these marks and asks for a test of each function
+over the lesson's settings (``tests/lessons/sweep.py``), or the reason in ``fixed`` why no setting can change it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
+
+from ..i18n import Message
+
+TONES = ("text", "caption", "info", "success", "warning", "error")
 
 
 @dataclass(frozen=True)
@@ -62,7 +73,7 @@ def specs(lesson: str, table: Mapping[str, Figure], inputs: Mapping[str, tuple[M
 
 
 def figure_table() -> tuple[dict[str, Figure], Callable]:
-    """A lesson's table of figures and the decorator that fills it::
+    """A lesson's table of figures and the decorator that fills it, the one way a lesson declares a figure::
 
         FIGURES, figure = figure_table()
 
@@ -77,3 +88,76 @@ def figure_table() -> tuple[dict[str, Figure], Callable]:
             return draw
         return add
     return table, register
+
+
+# --------------------------------------------------------------------------- sentences
+class Say(Message):
+    """One sentence of a page: a UI-text key, the values it quotes (numbers, or other texts: a ``Message``, a
+    ``Joined`` list, said in the same language) and how it is shown (``tone``: a paragraph, a caption, or an info,
+    success, warning or error box). As a str it reads as the English; ``in_lang`` says it in another language.
+
+    >>> Say("kr.snap", tone="caption", pct=0.03).in_lang("en")
+    "Buttons snap to the slider's grid (40 steps per decade, within 3.0% of the exact value)."
+    """
+
+    def __new__(cls, key: str, tone: str = "text", **values):
+        if tone not in TONES:
+            raise ValueError(f"tone must be one of {TONES}, not {tone!r}.")
+        obj = super().__new__(cls, key, **values)
+        obj.tone = tone
+        return obj
+
+    def __reduce__(self):
+        return _say, (self.key, self.tone, self.values)
+
+
+def _say(key: str, tone: str, values: dict) -> Say:
+    return Say(key, tone, **values)
+
+
+@dataclass(frozen=True)
+class Question:
+    """A page's predict-then-reveal question, computed from the data its figure shows (so the answer stays right
+    when the settings change): ``key`` names it (its state and its class poll), ``asked`` and ``choices`` are what
+    the viewer reads, ``answer`` the index of the right choice, ``why`` the sentence that explains it;
+    ``also_right``: choices too close to the answer to call wrong."""
+    key: str
+    asked: Say
+    choices: tuple[Say, ...]
+    answer: int
+    why: Say
+    also_right: tuple[int, ...] = ()
+
+    def mark(self, key: str = "fig.answer_is") -> Say:
+        """The answer as the figure marks it once revealed ("Answer: …")."""
+        return Say(key, answer=self.choices[self.answer])
+
+
+def says(*keys: str, fixed: str | None = None) -> Callable:
+    """Mark a lesson function that decides what its page says: ``keys`` are the UI texts it may return (its claims).
+    ``fixed``: why no setting or data can make them false (a formula, the software), when that is so; otherwise a
+    test sweeps the function over the lesson's settings (``tests/lessons/sweep.py``)."""
+    def mark(fn: Callable) -> Callable:
+        fn.says, fn.fixed = keys, fixed
+        return fn
+    return mark
+
+
+def sayers(module: ModuleType) -> dict[str, Callable]:
+    """The ``@says`` functions of a lesson module (defined there, not imported), by name."""
+    return {name: fn for name, fn in vars(module).items()
+            if callable(fn) and hasattr(fn, "says") and getattr(fn, "__module__", None) == module.__name__}
+
+
+def claims(module: ModuleType) -> dict[str, Callable]:
+    """Every claim key of a lesson module and the function that may say it."""
+    return {key: fn for fn in sayers(module).values() for key in fn.says}
+
+
+def flatten(said: Say | Iterable | None) -> list[Say]:
+    """A function's sentences as a flat list (a function may return one ``Say``, a list, or None)."""
+    if said is None:
+        return []
+    if isinstance(said, Say):
+        return [said]
+    return [s for item in said for s in flatten(item)]

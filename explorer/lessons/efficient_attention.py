@@ -26,10 +26,11 @@ from ..efficient import (
 )
 from ..figures import common
 from ..figures import regression as rfig
-from ..figures.style import NORMAL, PALETTE, figure, line_trace, mark_answer
-from ..i18n import t
+from ..figures.style import NORMAL, PALETTE, line_trace, mark_answer
+from ..figures.style import figure as styled_figure
+from ..i18n import Message, t
 from ..regression import nadaraya_watson, nw_weights
-from .base import figure_table, specs
+from .base import Question, Say, figure_table, flatten, says, specs
 from .kernel_regression import upload_axes
 from .params import Param, seed_param
 from .shared import SHARED, data_of
@@ -48,7 +49,7 @@ PARAMS = (*SHARED, H, KIND, M, ORTH, SEED, X0, BLOCK, STEP, T)
 FILE_NAME = ((H, "h{}"), (KIND, "{}"), (M, "m{}"))
 MAIN = "efficient_zoo"
 RNN_LENGTH, RNN_D = 12, 4       # the RNN figure's random sequence: 12 steps of 4-dimensional q, k, v
-FIGURES, figure_of = figure_table()
+FIGURES, figure = figure_table()
 
 
 # --------------------------------------------------------------------------- figures
@@ -84,7 +85,7 @@ def _zoo(data: Mapping, h: float, m: int, kind: str, orthogonal: bool, seed: int
             "fit_error": float(np.sqrt(np.nanmean((rf - exact) ** 2))), "elu_spread": float(elu.max() - elu.min())}
 
 
-@figure_of("efficient_zoo", _zoo)
+@figure("efficient_zoo", _zoo)
 def _draw_zoo(z: dict, lang: str):
     return rfig.fit_figure(z["x"], z["y"], z["x_grid"], z["true"],
                            {t("ef.exact", lang, h=z['h']): z["exact"],
@@ -116,7 +117,7 @@ def _rf_error(data: Mapping, h: float, kind: str, seed: int) -> dict:
             "n_keys": len(keys), "reach": float(np.abs(x).max() / h)}
 
 
-@figure_of("efficient_error", _rf_error, marks=("answer",))
+@figure("efficient_error", _rf_error, marks=("answer",))
 def _draw_error(e: dict, lang: str):
     """``answer``: a label on the iid error at m = 256, four times the page's default m."""
     iid, orth, theory = t("ef.w_iid", lang), t("ef.w_orth", lang), t("ef.theory", lang)
@@ -146,7 +147,7 @@ def _online_row(data: Mapping, h: float, x0: float, block: int) -> dict:
             "final": float(out[0]), "exact": float(nadaraya_watson([x0], x, y, "gaussian", h)[0])}
 
 
-@figure_of("online_logits", _online_row, marks=("step",))
+@figure("online_logits", _online_row, marks=("step",))
 def _draw_online_logits(r: dict, lang: str):
     step = min(r.get("step", len(r["stops"])), len(r["stops"]))
     seen = np.arange(len(r["x"])) < r["stops"][step - 1]
@@ -156,11 +157,11 @@ def _draw_online_logits(r: dict, lang: str):
                "name": t("ef.seen", lang, k=step), "marker": {"color": PALETTE[0], "size": 6}},
               line_trace([r["x"].min(), r["x"].max()], [r["max"][step - 1]] * 2, t("ef.running_max", lang),
                          PALETTE[1], NORMAL, dash="dash")]
-    return figure(traces, t("ef.online_title", lang, x0=r['x0']), t("ef.key_x", lang),
+    return styled_figure(traces, t("ef.online_title", lang, x0=r['x0']), t("ef.key_x", lang),
                   t("ef.logit_axis", lang), NORMAL, 380)
 
 
-@figure_of("online_running", _online_row, marks=("step",))
+@figure("online_running", _online_row, marks=("step",))
 def _draw_online_running(r: dict, lang: str):
     blocks = np.arange(1, len(r["stops"]) + 1)
     step = min(r.get("step", len(blocks)), len(blocks))
@@ -181,7 +182,7 @@ def _rnn(length: int, d: int, seed: int) -> dict:
             "parallel": parallel.numpy(), "max_diff": float((rnn - parallel).abs().max()), "d": d}
 
 
-@figure_of("rnn_state", _rnn, marks=("t",))
+@figure("rnn_state", _rnn, marks=("t",))
 def _draw_rnn(r: dict, lang: str):
     t_ = min(r.get("t", len(r["states"])), len(r["states"]))
     z = r["states"][t_ - 1]
@@ -225,7 +226,7 @@ def _cost(d: int, lengths: tuple[int, ...] = COST_LENGTHS, block: int = 1024, se
     return {k: np.array(v, dtype=float) for k, v in rows.items()} | {"d": d, "block": block}
 
 
-@figure_of("attention_cost", _cost, exported=False)
+@figure("attention_cost", _cost, exported=False)
 def _draw_cost(c: dict, lang: str):
     n = c["n"]
     dense, online, linear = t("ef.dense", lang), t("ef.online", lang), t("ef.linear", lang)
@@ -241,7 +242,7 @@ def _draw_cost(c: dict, lang: str):
                         vlines=[(cross, t("ef.crossover", lang, n=int(cross)))] if cross else [])
 
 
-@figure_of("attention_memory", _cost, exported=False)
+@figure("attention_memory", _cost, exported=False)
 def _draw_memory(c: dict, lang: str):
     mib = 1 / 2 ** 20
     return common.lines(c["n"], {t("ef.dense", lang): c["dense_bytes"] * mib, t("ef.online", lang):
@@ -276,7 +277,7 @@ def figures(values: Mapping[str, Any], data: Mapping | None = None) -> dict:
         "attention_cost": {"d": 64}, "attention_memory": {"d": 64}})
 
 
-# --------------------------------------------------------------------------- the numbers the page says
+# --------------------------------------------------------------------------- what the page says
 def crossover(lengths, dense, linear) -> float | None:
     """The first length from which linear attention is faster than dense attention at every measured length
     where both ran (None when it never is)."""
@@ -312,3 +313,108 @@ def feature_error_summary(err: dict) -> dict:
     measured iid curve falls short of the exact theory (``rare``: below ``RARE_SHARE`` of it at the largest m)."""
     return {"factor": 4.0 ** -err["slope"], "helps": err["orth_share"] < 0.9,
             "rare": bool(err["iid"][-1] < RARE_SHARE * err["theory"][-1])}
+
+
+@says("ef.zoo_text")
+def zoo_text(zoo: Mapping) -> Say:
+    """Under the zoo: how far the random-feature weights and fit are from the exact ones, and how flat elu + 1 is."""
+    return Say("ef.zoo_text", w_err=zoo["weight_error"], f_err=zoo["fit_error"], spread=zoo["elu_spread"])
+
+
+@says("ef.predict_why", "ef.predict_rare")
+def question(err: Mapping, kind: str) -> Question:
+    """"With 4× the features, what happens to the kernel estimate's RMS error?": halved (σ/√m), the measured slope
+    and factor quoted."""
+    feat = feature_error_summary(err)
+    return Question("ef.gain", Say("ef.predict_q", kind=Message(f"ef.kind_{kind}")),
+                    tuple(Say(f"ef.gain_{i}") for i in range(3)), 1,
+                    Say("ef.predict_why", slope=err["slope"], factor=feat["factor"],
+                        caveat=Message("ef.predict_rare") if feat["rare"] else ""))
+
+
+@says("ef.error_text", "ef.orth_helps", "ef.orth_barely")
+def error_text(err: Mapping) -> Say:
+    """Under the error figure: the measured slope and what orthogonal directions do."""
+    feat = feature_error_summary(err)
+    return Say("ef.error_text", slope=err["slope"], share=err["orth_share"],
+               orth_clause=Message("ef.orth_helps" if feat["helps"] else "ef.orth_barely"), n_keys=err["n_keys"],
+               draws=err["draws"])
+
+
+@says("ef.positive_text", "ef.positive_rare")
+def positive_text(err: Mapping, kind: str) -> list[Say]:
+    """Positive features only, one caption: how the measured curve compares with the exact theory."""
+    if kind != "positive":
+        return []
+    out = [Say("ef.positive_text", tone="caption", reach=err["reach"], theory=err["theory"][-1],
+               measured=err["iid"][-1])]
+    if feature_error_summary(err)["rare"]:
+        out.append(Say("ef.positive_rare", tone="caption"))
+    return out
+
+
+@says("ef.online_text")
+def online_text(row: Mapping, step: int, total: int) -> Say:
+    """The online softmax after ``step`` of ``total`` blocks: running max, rescale, sum, partial estimate, and the
+    final estimate's gap to the full softmax; the bytes a dense implementation writes."""
+    return Say("ef.online_text", k=step, total=total, m=row["max"][step - 1], rescale=row["rescale"][step - 1],
+               sum=row["sum"][step - 1], partial=row["estimate"][step - 1], diff=abs(row["final"] - row["exact"]),
+               n_q=row["n_queries"], n=len(row["x"]), dense=row["dense_bytes"] / 2 ** 20,
+               stream=row["stream_bytes"] / 2 ** 20)
+
+
+@says("ef.rnn_text")
+def rnn_text(rnn: Mapping) -> Say:
+    return Say("ef.rnn_text", d=rnn["d"], diff=rnn["max_diff"], t=len(rnn["states"]))
+
+
+@says("ef.cost_text", "ef.cost_never", fixed="this machine's timings: the crossover and times are those measured "
+                                             "(checked on made-up rows)")
+def cost_text(cost: Mapping) -> Say:
+    s = cost_summary(cost)
+    if s is None:
+        return Say("ef.cost_never", dense_max=DENSE_MAX)
+    return Say("ef.cost_text", cross=s["cross"], n_max=s["n_max"], dense=s["dense"], linear=s["linear"],
+               ratio=s["ratio"], online=s["online"], online_mb=s["online_mb"], dense_mb=s["dense_mb"],
+               dense_max=DENSE_MAX)
+
+
+@says("ef.notice")
+def notice() -> Say:
+    return Say("ef.notice")
+
+
+@says("ef.formula_text", fixed="the random-feature identity E[φ(q)·φ(k)] = exp(q·k): a formula, checked by "
+                               "Monte Carlo")
+def formula_text() -> Say:
+    return Say("ef.formula_text")
+
+
+def step_of(values: Mapping[str, Any], data: Mapping) -> int:
+    """The online softmax's step as drawn: the slider's value, at most the number of blocks."""
+    return min(values[STEP.key], n_blocks(data, values[BLOCK.key]))
+
+
+def sentences(values: Mapping[str, Any], data: Mapping | None = None) -> list[Say]:
+    """Everything the page says at ``values`` (the measured cost aside: it is timed on demand), in its order."""
+    data = data_of(values) if data is None else data
+    specs_ = figures(values, data)
+    err, kind = specs_["efficient_error"].data(), values[KIND.key]
+    return flatten([zoo_text(specs_["efficient_zoo"].data()), question(err, kind).why, error_text(err),
+                    positive_text(err, kind),
+                    online_text(specs_["online_logits"].data(), step_of(values, data),
+                                n_blocks(data, values[BLOCK.key])),
+                    rnn_text(specs_["rnn_state"].data()), notice(), formula_text()])
+
+
+@says("ef.orth_help", fixed="how orthogonal directions are drawn: blocks of 16 with Gaussian lengths, checked on "
+                          "the map")
+def help_texts() -> list[Say]:
+    """The help texts of this lesson's controls that state a fact (shown with the widgets, from their ``Param``)."""
+    return [Say("ef.orth_help")]
+
+
+@says("ef.measure_help", fixed="what the button measures and where: the software")
+def measure_help() -> Say:
+    """The help of the button that times the three implementations on this machine."""
+    return Say("ef.measure_help")

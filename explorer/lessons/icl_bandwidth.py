@@ -23,7 +23,7 @@ from .. import incontext
 from ..figures import common
 from ..figures.style import PALETTE, mark_answer
 from ..i18n import t
-from .base import figure_table, specs
+from .base import Question, Say, figure_table, flatten, says, specs
 from .params import Param, seed_param
 
 LIPSCHITZ = incontext.LIPSCHITZ
@@ -154,7 +154,7 @@ def figures(values: Mapping[str, Any]) -> dict:
         "direction_matrix": {**sweep, "lipschitz": values[L.key]}})
 
 
-# --------------------------------------------------------------------------- the numbers the page says
+# --------------------------------------------------------------------------- what the page says
 TRENDS = ("widens", "stays", "narrows")
 STAY = 1.05          # a step of the window within 5 % "stays"
 
@@ -186,20 +186,37 @@ def summary(sweep: Mapping) -> dict:
             "loo_ratio_hi": float((np.asarray(sweep["loo"]) / np.asarray(sweep["oracle"])).max())}
 
 
-def window_sentence(sweep: Mapping) -> str:
-    """The catalog key of the sentence under the window figure."""
+@says("ib.predict_why", "ib.predict_why_clean", "ib.predict_why_limit", "ib.predict_why_widens")
+def question(sweep: Mapping, lipschitz: float, noise: float) -> Question:
+    """"From this L to the next, does the learned window widen, stay or narrow?", answered on the sweep drawn."""
+    step = next_step(sweep, lipschitz)
+    why = ("ib.predict_why" if step["answer"] == 2 else
+           ("ib.predict_why_clean" if noise == 0 else "ib.predict_why_limit") if step["answer"] == 1 else
+           "ib.predict_why_widens")
+    return Question("ib.next", Say("ib.predict_q", a=step["from_l"], b=step["to_l"]),
+                    tuple(Say(f"ib.trend_{trend}") for trend in TRENDS), step["answer"],
+                    Say(why, a=step["from_l"], b=step["to_l"], before=step["before"], after=step["after"]))
+
+
+@says("ib.window_text_shrinks", "ib.window_text_clean", "ib.window_text_not", "ib.oracle_near", "ib.oracle_far",
+      "ib.loo_text")
+def window_text(sweep: Mapping) -> list[Say]:
+    """Under the window figure: its trend over L, how near the oracle it lands, and leave-one-out on one context."""
     s = summary(sweep)
-    return ("ib.window_text_shrinks" if s["shrinks"] else
-            "ib.window_text_clean" if s["flat"] and sweep["noise"] == 0 else "ib.window_text_not")
+    key = ("ib.window_text_shrinks" if s["shrinks"] else
+           "ib.window_text_clean" if s["flat"] and sweep["noise"] == 0 else "ib.window_text_not")
+    return [Say(key, factor=s["factor"], h=sweep["window"][0], lo=LIPSCHITZ[0], hi=LIPSCHITZ[-1]),
+            Say("ib.oracle_near" if s["near"] else "ib.oracle_far", lo=s["ratio_lo"], hi=s["ratio_hi"],
+                pct=NEAR - 1),
+            Say("ib.loo_text", lo=s["loo_ratio_lo"], hi=s["loo_ratio_hi"])]
 
 
-def why_sentence(step: Mapping, noise: float) -> str:
-    """The catalog key of the revealed answer's reason (``next_step``'s answer, at label noise ``noise``)."""
-    if step["answer"] == 2:
-        return "ib.predict_why"
-    if step["answer"] == 1:
-        return "ib.predict_why_clean" if noise == 0 else "ib.predict_why_limit"
-    return "ib.predict_why_widens"
+@says("ib.linear_always", "ib.linear_from", "ib.linear_never")
+def linear_text(sweep: Mapping) -> Say:
+    """Where linear attention, trained the same way, does worse than softmax attention."""
+    s = summary(sweep)
+    return Say("ib.linear_always" if s["linear_always_worse"] else
+               "ib.linear_from" if s["linear_worse_from"] else "ib.linear_never", l=s["linear_worse_from"])
 
 
 def direction_summary(r: Mapping) -> dict:
@@ -210,3 +227,49 @@ def direction_summary(r: Mapping) -> dict:
     return {"aligned": shown >= ALIGNED, "alignment": r["alignment"], "isotropic": r["isotropic_alignment"],
             "better": float(f"{r['error']:.3g}") < float(f"{r['isotropic_error']:.3g}"), "error": r["error"],
             "isotropic_error": r["isotropic_error"]}
+
+
+@says("ib.direction_aligned", "ib.direction_not", "ib.direction_better", "ib.direction_worse")
+def direction_text(r: Mapping) -> list[Say]:
+    """Whether the full matrix M found the task's direction, and whether it beats the best single window."""
+    a = direction_summary(r)
+    return [Say("ib.direction_aligned" if a["aligned"] else "ib.direction_not", alignment=a["alignment"],
+                isotropic=a["isotropic"], level=ALIGNED),
+            Say("ib.direction_better" if a["better"] else "ib.direction_worse", error=a["error"],
+                iso=a["isotropic_error"])]
+
+
+@says("ib.notice")
+def notice() -> Say:
+    return Say("ib.notice")
+
+
+@says("ib.formula_text", fixed="the unit on unit vectors is Gaussian NW with h = 1/√w: an identity, checked at three w")
+def formula_text() -> Say:
+    return Say("ib.formula_text")
+
+
+def train_missing(noise: float, n: int, seed: int, progress=None) -> None:
+    """Train the grid points of this σ, n and seed the server has not trained yet; ``progress(i, of, L)`` is told
+    before each (the page's progress bar)."""
+    todo = missing(noise, n, seed)
+    for i, point in enumerate(todo):
+        if progress is not None:
+            progress(i, len(todo), point)
+        grid_point(point, noise, n, seed)
+
+
+def sentences(values: Mapping[str, Any]) -> list[Say]:
+    """Everything the page says at ``values``, in its order."""
+    noise, n, seed = values[NOISE.key], values[N.key], values[SEED.key]
+    train_missing(noise, n, seed)
+    specs_ = figures(values)
+    sweep = specs_["learned_window"].data()
+    return flatten([question(sweep, values[L.key], noise).why, window_text(sweep), linear_text(sweep),
+                    direction_text(specs_["direction_matrix"].data()), notice(), formula_text()])
+
+
+@says("ib.lipschitz_help", fixed="every task's largest slope is L by construction: checked by finite differences")
+def help_texts() -> list[Say]:
+    """The help texts of this lesson's controls that state a fact (shown with the widgets, from their ``Param``)."""
+    return [Say("ib.lipschitz_help")]

@@ -12,13 +12,14 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import torch
 
 from ..bandwidth import loo_cv_scores, select_bandwidth, silverman_bandwidth
 from ..figures import regression as rfig
-from ..i18n import t
+from ..i18n import Joined, Message, t
 from ..kernels import KERNELS, equivalent_bandwidth
 from ..regression import defined_mse, nadaraya_watson
-from .base import Figure, specs
+from .base import Question, Say, figure_table, flatten, says, specs
 from .params import Param
 from .shared import BANDWIDTH, BANDWIDTHS, DATASET, KERNEL, SHARED, data_of, dataset_label, presets
 
@@ -31,6 +32,7 @@ PARAMS = (*SHARED, COMPARE, SAME_WIDTH, OVERLAY, OVERLAY_H)
 FILE_NAME = ((KERNEL, "{}"), (BANDWIDTH, "h{}"))
 LOO_BANDWIDTHS = np.logspace(-2, np.log10(20), 41)
 MAIN = "fit"
+FIGURES, figure = figure_table()
 
 
 # --------------------------------------------------------------------------- figures
@@ -38,6 +40,7 @@ def _shapes(kernels: tuple[str, ...]) -> dict:
     return {"kernels": list(kernels)}
 
 
+@figure("kernel_shapes", _shapes)
 def _draw_shapes(d: dict, lang: str):
     return rfig.kernel_shapes_figure(d["kernels"], lang=lang)
 
@@ -69,6 +72,7 @@ def curve_label(curve: Mapping, lang: str) -> str:
     return t("fig.curve_label", lang, kernel=t(f"kernel.{curve['kernel']}", lang), h=curve["h"])
 
 
+@figure("fit", _fit)
 def _draw_fit(d: dict, lang: str):
     return rfig.fit_figure(d["x"], d["y"], d["x_grid"], d["true"], {curve_label(c, lang): c["estimate"]
                                                                   for c in d["curves"]},
@@ -87,6 +91,7 @@ def _loo(data: Mapping, kernels: tuple[str, ...], same_width: bool) -> dict:
             "silverman": silverman_bandwidth(data["x"], kernels[0])}
 
 
+@figure("loo_cv", _loo, marks=("current", "answer"))
 def _draw_loo(d: dict, lang: str):
     """Marks: ``current`` (the bandwidth now), ``answer`` (the question, ``loo_question``, once revealed)."""
     name = {k: t(f"kernel.{k}", lang) for k in d["scores"]}
@@ -94,13 +99,6 @@ def _draw_loo(d: dict, lang: str):
                               optimum=d["optimum"], silverman=d["silverman"], lang=lang,
                               x_by_series={name[k]: x for k, x in d["x_of"].items()} if d["shift"] else None,
                               answer=d.get("answer"))
-
-
-FIGURES = {
-    "fit": Figure(_fit, _draw_fit),
-    "kernel_shapes": Figure(_shapes, _draw_shapes),
-    "loo_cv": Figure(_loo, _draw_loo, marks=("current", "answer")),
-}
 
 
 def kernels_of(values: Mapping[str, Any]) -> tuple[str, ...]:
@@ -133,7 +131,7 @@ def lecture_set(values: Mapping[str, Any]) -> dict:
     return {"kernel_shapes": shapes["kernel_shapes"], **out, "loo_cv": figures(values, data)["loo_cv"]}
 
 
-# --------------------------------------------------------------------------- the numbers the page says
+# --------------------------------------------------------------------------- what the page says
 def width_agreement(optima: dict[str, float]) -> dict:
     """How far apart the kernels' LOO-optimal bandwidths are, raw and in Gaussian units (each optimum times
     δ_Gauss/δ_K, the width it stands for): the smallest and largest in Gaussian units (``lo``, ``hi``), the ratio
@@ -198,3 +196,107 @@ def loo_question(x, y, kernel: str, optimum: float, presets) -> dict:
     others = [s for i, s in enumerate(scores) if i not in right]
     margin = float(min(others) / scores[best] - 1) if others else math.inf
     return {"h": candidates, "scores": scores, "best": best, "right": right, "margin": margin}
+
+
+@says("kr.readout_line", "kr.readout", "kr.readout_upload", "kr.undefined")
+def readouts(fit: Mapping) -> list[Say] | None:
+    """One line per curve of the fit (at most two; more go in ``fit_table``): its error against the true function
+    (none for an upload) and how many queries have no estimate."""
+    if len(fit["curves"]) > 2:
+        return None
+    out = []
+    for curve in fit["curves"]:
+        label = Message("fig.curve_label", kernel=Message(f"kernel.{curve['kernel']}"), h=curve["h"])
+        line = Message("kr.readout", label=label, mse=curve["mse"]) if fit["true"] is not None else \
+            Message("kr.readout_upload", label=label)
+        undefined = Message("kr.undefined", n=curve["undefined"], m=len(fit["x_grid"]),
+                            kernel=Message(f"kernel.{curve['kernel']}")) if curve["undefined"] else ""
+        out.append(Say("kr.readout_line", line=line, undefined=undefined))
+    return out
+
+
+@says("kr.loo_text")
+def loo_text() -> Say:
+    return Say("kr.loo_text")
+
+
+@says("kr.predict_why", "kr.predict_why_tie")
+def question(asked: Mapping, kernel: str) -> Question:
+    """"Which of these bandwidths gives the lowest leave-one-out error?" (``asked``: ``loo_question``'s answer)."""
+    offered = [Message("kr.h_choice", h=h) for h in asked["h"]]
+    best = asked["best"]
+    why = Say("kr.predict_why", h=offered[best], mse=asked["scores"][best], margin=asked["margin"]) \
+        if len(asked["right"]) == 1 else \
+        Say("kr.predict_why_tie", h=offered[best], tie=Joined([offered[i] for i in asked["right"]]), pct=LOO_TIE)
+    return Question("kr.loo", Say("kr.predict_q", kernel=Message(f"kernel.{kernel}"), choices=Joined(offered)),
+                    tuple(Say("kr.h_choice", h=h) for h in asked["h"]), best, why, tuple(asked["right"]))
+
+
+@says("kr.loo_ends")
+def loo_ends_caption(loo: Mapping, kernel: str) -> Say:
+    ends = loo_ends(loo["bandwidths"], loo["scores"][kernel])
+    return Say("kr.loo_ends", tone="caption", **ends)
+
+
+@says("kr.snap", fixed="the slider's grid: no data involved")
+def snap_caption(grid) -> Say:
+    return Say("kr.snap", tone="caption", pct=snap_error(grid))
+
+
+@says("kr.width_text", "kr.width_optima", "kr.width_optima_not_closer")
+def width_text(optima: Mapping[str, float]) -> list[Say]:
+    """One h is a different width per kernel; whether the kernels' LOO optima (``optima``, by kernel) agree better
+    in Gaussian units than raw."""
+    agree = width_agreement(optima)
+    return [Say("kr.width_text"), Say("kr.width_optima" if agree["closer"] else "kr.width_optima_not_closer",
+                                      lo=agree["lo"], hi=agree["hi"], units=agree["units"], raw=agree["raw"])]
+
+
+@says("kr.width_row", fixed="the kernels' canonical bandwidths: constants, checked by integration")
+def width_rows() -> list[Say]:
+    """Each kernel's canonical bandwidth δ_K and the factor that carries a Gaussian h to it."""
+    return [Say("kr.width_row", kernel=Message(f"kernel.{k}"), delta=KERNELS[k].canonical,
+                factor=equivalent_bandwidth(1.0, k)) for k in KERNELS if KERNELS[k].canonical]
+
+
+@says("kr.notice_first", "kr.notice_error", "kr.notice_first_upload", "kr.notice")
+def notice(data: Mapping, loo: Mapping, kernel: str, preset_mse: Mapping[float, float] | None) -> list[Say]:
+    """What to notice: the presets' errors against the true function (``preset_mse``: bandwidth → error; None for
+    an upload) and the leave-one-out pick, then what small and large h do."""
+    if data["true"] is not None and preset_mse is not None:
+        errors = Joined([Message("kr.notice_error", mse=mse, h=h) for h, mse in preset_mse.items()])
+        first = Say("kr.notice_first", kernel=Message(f"kernel.{kernel}"), errors=errors, h=loo["optimum"])
+    else:
+        first = Say("kr.notice_first_upload", h=loo["optimum"])
+    return [first, Say("kr.notice", silverman=loo["silverman"], h=loo["optimum"])]
+
+
+def preset_errors(data: Mapping, kernel: str, bandwidths) -> dict[float, float]:
+    """Each bandwidth's error against the true function on the data's query grid (defined points only)."""
+    grid, x, y = (torch.as_tensor(data[k]) for k in ("x_grid", "x", "y"))
+    return {h: defined_mse(nadaraya_watson(grid, x, y, kernel, h).numpy(), data["true"])[0] for h in bandwidths}
+
+
+@says("kr.formula_text", fixed="the Gaussian NW weights are a softmax: an identity, tested on random data")
+def formula_text() -> Say:
+    return Say("kr.formula_text")
+
+
+def sentences(values: Mapping[str, Any], data: Mapping | None = None) -> list[Say]:
+    """Everything the page says at ``values``, in its order (the question's reason as shown after Reveal)."""
+    data = data_of(values) if data is None else data
+    specs_ = figures(values, data)
+    kernel, name = values[KERNEL.key], values[DATASET.key]
+    fit, loo = specs_["fit"].data(), specs_["loo_cv"].data()
+    asked = loo_question(data["x"], data["y"], kernel, loo["optimum"], tuple(presets(name).values()))
+    optima = {k: select_bandwidth(data["x"], data["y"], k) for k in KERNELS if KERNELS[k].canonical}
+    preset_mse = preset_errors(data, kernel, presets(name).values()) if data["true"] is not None else None
+    return flatten([readouts(fit), loo_text(), question(asked, kernel).why, loo_ends_caption(loo, kernel),
+                    snap_caption(BANDWIDTHS), width_text(optima), width_rows(), notice(data, loo, kernel, preset_mse),
+                    formula_text()])
+
+
+@says("kr.same_width_help", fixed="what the toggle does: h × δ_K / δ of the chosen kernel, a formula")
+def help_texts() -> list[Say]:
+    """The help texts of this lesson's controls that state a fact (shown with the widgets, from their ``Param``)."""
+    return [Say("kr.same_width_help")]

@@ -13,36 +13,62 @@ import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import numpy as np
 import pandas as pd
-import torch
 
-from ..bandwidth import select_bandwidth
 from ..data import DATASETS
 from ..figures import training as tfig
-from ..i18n import t
-from ..regression import nadaraya_watson
+from ..i18n import Joined, Message, t
 from ..training import (
+    COLLAPSE_NATS,
+    COLLAPSE_STEPS,
     TASKS,
     TEMPERATURE_SCHEDULES,
+    TemperatureSchedule,
     Trainer,
+    head_warnings,
+    metric_key,
 )
 from ..training.circuits import HOW
-from ..training.probes import (  # noqa: F401  (EVAL_*, ablation, heads, kv_cache_gap: the page's)
+from ..training.probes import (  # noqa: F401  (EVAL_*, ablation, heads, kv_cache_gap: the page's; cover: the tests')
+    COVER_ALONE,
+    COVER_TOGETHER,
     EVAL_SEED,
     EVAL_SIZE,
     ablation,
     circuits,
+    cover,
     eval_batch,
     head_importance_memo,
     head_pair,
     heads,
+    icl_view,
     kv_cache_gap,
     uniform_baseline,
     untrained_loss,
 )
-from ..training.timing import cache_timing, generation_flops
-from .base import figure_table, specs
+from ..training.timing import (  # noqa: F401  (kv_*: the tests read them here)
+    cache_timing,
+    generation_flops,
+    kv_flops_summary,
+    kv_summary,
+    kv_timing_agrees,
+)
+from .base import Say, figure_table, flatten, says, specs
+from .live_heads import (  # noqa: F401  (the page's: this lesson's second half, testing the heads and the KV cache)
+    ABOUT,
+    INDUCTION_SEEDS,
+    RANGE_SLACK,
+    circuits_induction,
+    circuits_text,
+    importance_caption,
+    kcomp_caption,
+    kv_bidirectional,
+    kv_flops_caption,
+    kv_text,
+    kv_timing_text,
+    question,
+    test_text,
+)
 from .params import Param, seed_param
 
 # the useful range (1e-4 to 0.3) takes most of the slider; 1 and 1000 stay to show what "too high" does
@@ -263,35 +289,6 @@ def causal_ceiling(T: int) -> float:
 SCORE_WINDOW = 10     # the score table averages each head's metrics over the last 10 steps
 
 
-# What the induction task's models do at its defaults after 600 steps, seeds 0-9, on the page's evaluation batch,
-# trained as the page trains them (one CPU thread, ``device.trainer_threads``). Each pair is a range that holds
-# every value and sits within 0.05 of the extremes: the exact scores move by a few hundredths with the CPU's
-# vector unit and the thread count (the best prevtok's minimum is 0.70 on one machine, 0.68 on another), so the
-# page quotes ranges, not extremes. tests/lessons/test_live_training.py trains all ten and checks every number.
-# Nine form the textbook pair, seed 3 reaches the same loss another way.
-INDUCTION_SEEDS = {
-    "odd": (3,),
-    "prev": (0.65, 0.90),          # best layer-0 prevtok of the nine (first copy)
-    "ind": (0.95, 1.00),           # both layer-1 heads' induction score, the nine
-    "l1_copy": (0.99, 1.00),       # layer-1 copying scores, the nine
-    "l0_copy": (0.60, 1.00),       # layer-0 copying scores, the nine
-    "odd_copy": (-0.97, -0.07),    # seed 3's layer-1 copying scores, each within 0.03 ("about")
-}
-RANGE_SLACK, ABOUT = 0.05, 0.03
-
-
-COVER_ALONE, COVER_TOGETHER = 0.25, 0.5     # cover: each alone < 25 %, all together > 50 % of the gap
-
-
-def cover(alone: list[float], together: float, gap: float) -> dict:
-    """Whether a layer's heads cover for each other: each switched off alone raises the loss by less than
-    ``COVER_ALONE`` of the untrained-to-trained ``gap``, all together by more than ``COVER_TOGETHER`` of it."""
-    alone_share = max(alone) / gap if gap > 0 else math.nan
-    together_share = together / gap if gap > 0 else math.nan
-    return {"alone": alone_share, "together": together_share,
-            "covers": bool(alone_share < COVER_ALONE and together_share > COVER_TOGETHER)}
-
-
 def score_table(history, n_layers: int, n_heads: int, lang: str = "en", scores: bool = True,
                 baseline: dict | None = None):
     """One row per head: mean entropy and (``scores``: token tasks) the previous-token and induction scores
@@ -301,10 +298,10 @@ def score_table(history, n_layers: int, n_heads: int, lang: str = "en", scores: 
     for layer in range(n_layers):
         for h in range(n_heads):
             row = {t("lt.col_head", lang): t("fig.layer_head", lang, layer=layer, head=h),
-                   t("lt.col_entropy", lang): round(float(tail[f"entropy_l{layer}_h{h}"].mean()), 3)}
+                   t("lt.col_entropy", lang): round(float(tail[metric_key("entropy", layer, h)].mean()), 3)}
             if scores:
-                row[t("lt.col_prevtok", lang)] = round(float(tail[f"prevtok_l{layer}_h{h}"].mean()), 3)
-                row[t("lt.col_induction", lang)] = round(float(tail[f"induction_l{layer}_h{h}"].mean()), 3)
+                row[t("lt.col_prevtok", lang)] = round(float(tail[metric_key("prevtok", layer, h)].mean()), 3)
+                row[t("lt.col_induction", lang)] = round(float(tail[metric_key("induction", layer, h)].mean()), 3)
             rows.append(row)
     if baseline is not None:
         row = {t("lt.col_head", lang): t("lt.uniform_row", lang),
@@ -316,47 +313,135 @@ def score_table(history, n_layers: int, n_heads: int, lang: str = "en", scores: 
     return pd.DataFrame(rows)
 
 
-def icl_view(example: dict, maps: list[np.ndarray]) -> dict:
-    """The sine_icl example as the page draws it: queries (rows) and context points (columns) each sorted by
-    x, so a head that weights nearby x draws a diagonal band as in the NW heatmap; NW's estimate at the
-    queries from the same context, with h chosen by leave-one-out on the context; both errors."""
-    feats = np.asarray(example["inputs"])
-    x = feats[:, 0] * 3
-    y = np.asarray(example["targets"], dtype=float)
-    is_query = np.asarray(example["loss_mask"], dtype=bool)
-    ctx, qry = np.flatnonzero(~is_query), np.flatnonzero(is_query)
-    ctx, qry = ctx[np.argsort(x[ctx])], qry[np.argsort(x[qry])]
-    sub = [m[:, qry][:, :, ctx] for m in maps]                           # (H, queries, context) per layer
-    h = select_bandwidth(x[ctx], y[ctx], "gaussian")
-    nw = nadaraya_watson(torch.as_tensor(x[qry]), torch.as_tensor(x[ctx]), torch.as_tensor(y[ctx]), "gaussian",
-                         h).numpy()
-    pred = np.asarray(example["prediction"], dtype=float)
-    order = np.argsort(np.argsort(x[is_query]))     # icl_figure draws queries in position order
-    return {"maps": sub, "x": x, "y": y, "is_query": is_query, "prediction": pred,
-            "nw_prediction": nw[order], "h": h, "x_query": x[qry], "x_context": x[ctx],
-            "mse": float(np.mean((pred[qry] - y[qry]) ** 2)), "nw_mse": float(np.mean((nw - y[qry]) ** 2))}
 
 
-def kv_summary(rows) -> dict:
-    """How much slower a token got from the shortest to the longest length, with and without the cache."""
-    first, last = rows[0], rows[-1]
-    return {"s0": first[0], "s1": last[0], "growth": last[0] / first[0],
-            "cache_ratio": last[1] / first[1], "no_cache_ratio": last[2] / first[2]}
+# --------------------------------------------------------------------------- what the page says
+def run_settings(values: Mapping[str, Any]) -> dict:
+    """The live run's settings (``explorer.training.live.LiveRun.sync``) from the page's."""
+    kind = values[TEMP_KIND.key]
+    end = values[TEMP_END.key] if kind != "constant" else values[TEMP_START.key]
+    return {"task": values[TASK.key], "n_layers": values[LAYERS.key], "n_heads": values[HEADS.key],
+            "d_model": values[D_MODEL.key], "seq_len": values[SEQ_LEN.key], "with_mlp": values[MLP.key],
+            "seed": values[SEED.key], "lr": values[LR.key], "warmup": values[WARMUP.key],
+            "temperature": TemperatureSchedule(kind, values[TEMP_START.key], end)}
 
 
-def kv_timing_agrees(timing: dict) -> bool:
-    """Whether a timing run can be read as the lesson reads it: it settled, and at the longest length a token with
-    the cache took less time than one without (what the FLOP counts say it must, bar noise)."""
-    last = timing["rows"][-1]
-    return bool(timing["stable"] and last[1] < last[2])
+@says("lt.rebuilt", fixed="said exactly when the architecture changed: the software, checked on the page")
+def rebuilt(seed: int) -> Say:
+    return Say("lt.rebuilt", tone="info", seed=seed)
 
 
-def kv_flops_summary(rows) -> dict:
-    """What the FLOP caption quotes: from the shortest to the longest S, how many times the attention work per
-    token grew with and without the cache, and how many times more work a token takes without it at the longest."""
-    first, last = rows[0], rows[-1]
-    total = lambda r, k: r[f"{k}_attention"] + r[f"{k}_other"]          # noqa: E731
-    return {"s0": first["length"], "s1": last["length"], "growth": last['length'] / first['length'],
-            "cache_ratio": last['cache_attention'] / first['cache_attention'],
-            "no_cache_ratio": last['no_cache_attention'] / first['no_cache_attention'],
-            "saving": total(last, 'no_cache') / total(last, 'cache')}
+@says("lt.kept", fixed="said when the trainer refuses a setting: the software, checked on the page")
+def kept(error: Any) -> Say:
+    """A setting the trainer refused (``error``: its sentence): the previous model stays."""
+    return Say("lt.kept", tone="error", error=getattr(error, "message", error))
+
+
+@says("lt.queued", fixed="the server's training line: the software, checked with a line of one slot")
+def queued(place: int, slots: tuple[int, int, int]) -> Say:
+    k, _, waiting = slots
+    return Say("lt.queued", tone="info", place=place, waiting=waiting, k=k)
+
+
+@says("lt.press_start", fixed="shown before the first step: the software")
+def press_start() -> Say:
+    return Say("lt.press_start", tone="info")
+
+
+@says("lt.note", "lt.bullet", "lt.collapsed", "lt.collapsed_problem", "lt.duplicate")
+def head_notes(trainer) -> list[Say]:
+    """The heads' notices (collapsed, duplicate) as one box: a warning if any of them is a problem for this task,
+    else an info; one line, or a list of them."""
+    cfg, task = trainer.config, trainer.task
+    notes = head_warnings(trainer.history, cfg.n_layers, cfg.n_heads, task.entropy_ceiling())
+    lines, problem = [], False
+    for kind, layer, value in notes:
+        if kind == "collapsed":
+            problem |= not task.sharp_heads_expected
+            lines.append(Message("lt.collapsed" if task.sharp_heads_expected else "lt.collapsed_problem",
+                                 layer=layer, head=value, nats=COLLAPSE_NATS, steps=COLLAPSE_STEPS))
+        else:
+            problem = True
+            lines.append(Message("lt.duplicate", layer=layer, sim=value))
+    tone = "warning" if problem else "info"
+    if len(lines) == 1:
+        return [Say("lt.note", tone=tone, line=lines[0])]
+    return [Say("lt.bullet", tone=tone, line=line) for line in lines]
+
+
+@says("lt.scores_caption", "lt.rows_first_copy", "lt.rows_all")
+def scores_caption(trainer) -> Say | None:
+    """Under the score table (token tasks): what prevtok and induction measure, and uniform attention's scores."""
+    if trainer.task.regression:
+        return None
+    base = uniform_baseline(trainer)
+    rows = "lt.rows_first_copy" if trainer.task.map_block(trainer.example) is not None else "lt.rows_all"
+    return Say("lt.scores_caption", tone="caption", u_prev=base["prevtok"], u_ind=base["induction"],
+               rows=Message(rows))
+
+
+@says("lt.icl_text")
+def icl_text(icl: Mapping) -> Say:
+    """In-context regression: the model's error on its held-out example against NW's on the same context."""
+    return Say("lt.icl_text", mse=icl["mse"], nw_mse=icl["nw_mse"], h=icl["h"], floor=icl["floor"])
+
+
+@says("lt.watch", "watch.induction", "watch.reverse", "watch.sort", "watch.sine_icl")
+def watch(trainer) -> Say:
+    """What to watch for on the current task; on the induction task, with what its models do across the seeds
+    (``INDUCTION_SEEDS``) against uniform attention's scores."""
+    task = trainer.task.name
+    if task != "induction":
+        return Say("lt.watch", task=Message(f"taskname.{task}"), text=Message(f"watch.{task}"))
+    facts, base = INDUCTION_SEEDS, uniform_baseline(trainer)
+    text = Message("watch.induction", textbook=len(facts["seeds"]) - len(facts["odd"]), first=facts["seeds"][0],
+                   last=facts["seeds"][-1], steps=facts["steps"], odd=Joined([str(s) for s in facts["odd"]]),
+                   prev_lo=facts["prev"][0], prev_hi=facts["prev"][1], ind_lo=facts["ind"][0],
+                   ind_hi=facts["ind"][1], u_prev=base["prevtok"], u_ind=base["induction"])
+    return Say("lt.watch", task=Message(f"taskname.{task}"), text=text)
+
+
+@says("lt.formula_text", fixed="the entropy ceiling of a causal row: a formula")
+def formula_text(trainer) -> Say:
+    return Say("lt.formula_text", ceiling=trainer.task.entropy_ceiling())
+
+
+@says("lt.schedule_text", fixed="the learning-rate schedule: a formula of the settings, checked at its ends")
+def schedule_text(curves: Mapping) -> Say:
+    return Say("lt.schedule_text", tone="caption", warmup=curves["warmup"], total=curves["total"],
+               floor=curves["lr"][-1] / curves["lr0"])
+
+
+def sentences(values: Mapping[str, Any], trainer=None) -> list[Say]:
+    """Everything the page says at ``values`` about ``trainer`` (the session's; by default the export's model at the
+    settings' task and seed) with no head switched off, in its order (the KV cache's on-demand timing aside)."""
+    trainer = _trainer(TrainedAtDefaults(values[TASK.key], values[SEED.key]) if trainer is None else trainer)
+    specs_ = figures(values, trainer)
+    said = []
+    if trainer.history:
+        said += [head_notes(trainer), scores_caption(trainer)]
+    if "icl_maps" in specs_:
+        said.append(icl_text(specs_["icl_maps"].data()))
+    result = ablation(trainer, [], values[ABLATE_HOW.key])
+    said += [test_text(), question(result, heads(trainer)).why, importance_caption(result, trainer)]
+    if not trainer.task.regression:
+        said += [circuits_text(trainer), circuits_induction(trainer), kcomp_caption(specs_["qk_circuit"].data())]
+    said += [watch(trainer), formula_text(trainer), schedule_text(specs_["schedules"].data()), kv_text()]
+    if kv_cache_gap(trainer) is None:
+        said.append(kv_bidirectional())
+    said.append(kv_flops_caption(specs_["kv_flops"].data()))
+    return flatten(said)
+
+
+@says("lt.ablate_help", "lt.ablate_how_help", "lt.lr_help", fixed="what switching a head off, by zero or mean "
+      "ablation, does: checked against a forward pass by hand; what the learning-rate slider offers: its options")
+def help_texts() -> list[Say]:
+    """The help texts of this lesson's controls that state a fact (shown with the widgets, from their ``Param``)."""
+    return [Say("lt.ablate_help"), Say("lt.ablate_how_help"), Say("lt.lr_help")]
+
+
+@says("fig.ceiling", "fig.noise_floor", fixed="the entropy ceiling of a row (log of the number of keys it may see) and "
+                                            "the sine_icl task's noise variance, 0.09: constants drawn on the charts")
+def chart_labels(trainer) -> list[Say]:
+    """The labels the live charts draw on their reference lines."""
+    return [Say("fig.ceiling", value=trainer.task.entropy_ceiling()), Say("fig.noise_floor", value=0.09)]

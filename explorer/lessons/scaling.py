@@ -17,8 +17,9 @@ from .. import scaling
 from ..figures import common
 from ..figures import scaling as sfig
 from ..figures.style import mark_answer
-from ..i18n import t
-from .base import figure_table, specs
+from ..i18n import Message, t
+from ..scaling import key_norm_range, scaling_summary
+from .base import Question, Say, figure_table, flatten, says, specs
 from .params import Param, seed_param
 
 D_RANGE = tuple(2 ** i for i in range(11))
@@ -64,9 +65,6 @@ def _draw_samples(s: dict, lang: str):
     return sfig.logit_histogram(s["unscaled"], s["scaled"], s["d"], lang=lang)
 
 
-
-
-
 def _by_d(r: dict, column: str, title: str, axis: str, lang: str, height: int, hlines=()):
     """One table column against d, unscaled and scaled."""
     un, sc = r["unscaled"], r["scaled"]
@@ -96,6 +94,7 @@ def _draw_grad_norm(r: dict, lang: str):
 def _draw_regime(r: dict, lang: str):
     return sfig.regime_figure(r["regime"], r["unscaled"], r["scaled"], lang=lang)
 
+
 def figures(values: Mapping[str, Any]) -> dict:
     """The page's figures at ``values``."""
     d, seed = values[D.key], values[SEED.key]
@@ -106,8 +105,68 @@ def figures(values: Mapping[str, Any]) -> dict:
         "logit_histogram": {"d": d, "seed": seed}})
 
 
-# --------------------------------------------------------------------------- the numbers the page says
+# --------------------------------------------------------------------------- what the page says
 def growth_law(d, std) -> int:
     """How std grows with d, as the nearest of (like d, like √d, not at all) to the log-log slope."""
     slope = float(np.polyfit(np.log(np.asarray(d, float)), np.log(np.asarray(std, float)), 1)[0])
     return int(np.argmin([abs(slope - 1.0), abs(slope - 0.5), abs(slope)]))
+
+
+def std_at(tables: Mapping, d: int) -> float:
+    """The unscaled logits' std at ``d`` (the tile under the question, once answered)."""
+    return float(tables["unscaled"].set_index("d").loc[d, "logit_std"])
+
+
+@says("sc.predict_why")
+def question(tables: Mapping, d: int) -> Question:
+    """"How does the unscaled logits' std grow with d?", answered by the log-log slope of the table drawn."""
+    un = tables["unscaled"]
+    return Question("sc.growth", Say("sc.predict_q"), tuple(Say(f"sc.law_{i}") for i in range(3)),
+                    growth_law(un["d"], un["logit_std"]),
+                    Say("sc.predict_why", d=d, std=std_at(tables, d), root=math.sqrt(d)))
+
+
+@says("sc.grad_text", "sc.cross_from", "sc.cross_never", "sc.usual_more", "sc.usual_less", "sc.usual_mixed")
+def grad_text(tables: Mapping) -> Say:
+    """What the Jacobian norm does against d, unscaled and scaled (its peak, where it falls below the scaled one,
+    the usual head sizes, the ranges of the scaled rows)."""
+    un, sc = tables["unscaled"], tables["scaled"]
+    summary = scaling_summary(un, sc)
+    d_max = int(un["d"].iloc[-1])
+    (u64, s64), (u128, s128) = summary["usual"][64], summary["usual"][128]
+    more = [x for x, (u, s_) in summary["usual"].items() if u > s_]
+    usual = "sc.usual_more" if len(more) == 2 else "sc.usual_less" if not more else "sc.usual_mixed"
+    return Say("sc.grad_text", inv_sqrt_n=1 / math.sqrt(tables["n"]), peak=summary["peak"], d_peak=summary["d_peak"],
+               cross=Message("sc.cross_from", d_cross=summary["d_cross"]) if summary["d_cross"] else
+               Message("sc.cross_never", d_max=d_max),
+               usual=Message(usual, u64=u64, s64=s64, u128=u128, s128=s128, more_d=more[0] if more else "",
+                             less_d=next((x for x in (64, 128) if x not in more), "")),
+               ent_lo=summary["scaled_entropy"][0], ent_hi=summary["scaled_entropy"][1],
+               mw_lo=summary["scaled_maxw"][0], mw_hi=summary["scaled_maxw"][1],
+               ent_1=summary["unscaled_entropy"][0], ent_big=summary["unscaled_entropy"][1], d_max=d_max,
+               g_last=summary["last"][0], g_last_sc=summary["last"][1])
+
+
+@says("sc.notice", "sc.sharpen_from", "sc.sharpen_never")
+def notice(tables: Mapping, d: int, norms: tuple[float, float]) -> Say:
+    """What to notice: the std at d = 128 and scaled, where rows sharpen, and (at the chosen d) the keys' norms,
+    ``norms`` (smallest, largest: ``key_norms``)."""
+    un, sc = tables["unscaled"], tables["scaled"]
+    summary = scaling_summary(un, sc)
+    sharpen = Message("sc.sharpen_from", d_half=summary["d_half"], mw=summary["mw_half"]) if summary["d_half"] \
+        else Message("sc.sharpen_never", d_max=int(un["d"].iloc[-1]))
+    return Say("sc.notice", std128=std_at(tables, 128), lo=summary["scaled_std"][0], hi=summary["scaled_std"][1],
+               sharpen=sharpen, mw_lo=summary["scaled_maxw"][0], mw_hi=summary["scaled_maxw"][1], d=d,
+               kmin=norms[0], kmax=norms[1], sqrt_d=math.sqrt(d))
+
+
+def key_norms(d: int, seed: int) -> tuple[float, float]:
+    """The smallest and largest norm among the 256 keys (iid N(0, 1) entries) the notice quotes at ``d``."""
+    return key_norm_range(d, 256, seed)
+
+
+def sentences(values: Mapping[str, Any]) -> list[Say]:
+    """Everything the page says at ``values``, in its order."""
+    d, seed = values[D.key], values[SEED.key]
+    tables = figures(values)["logit_std"].data()
+    return flatten([question(tables, d).why, grad_text(tables), notice(tables, d, key_norms(d, seed))])

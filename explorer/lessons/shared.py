@@ -14,9 +14,10 @@ import numpy as np
 import torch
 
 from ..data import DATASETS, dataset_arrays
-from ..i18n import t
+from ..i18n import Joined, Message, t
 from ..kernels import KERNELS
 from ..regression import defined_mse, nadaraya_watson
+from .base import Say, says
 from .params import Param
 
 PRESET_LABELS = ("over-fit", "good", "over-smooth")
@@ -96,3 +97,20 @@ def preset_verdict(mse: Mapping[str, float]) -> bool:
     good = mse["good"]
     return bool(np.isfinite(good) and mse["over-fit"] > PRESET_MARGIN * good
                 and mse["over-smooth"] > PRESET_MARGIN * good)
+
+
+@says("nw.presets", "nw.presets_fail", "nw.presets_upload")
+def presets_caption(name: str, kernel: str, data: Mapping | None = None) -> Say:
+    """The caption under the bandwidth slider: the dataset's three presets, labelled over-fit / good / over-smooth
+    only when the errors of ``kernel``'s fits against the true function on ``data`` (the data shown) bear the labels
+    out (``preset_verdict``); an upload has no true function, so its presets get no label."""
+    if name not in DATASETS:
+        return Say("nw.presets_upload", tone="caption")
+    values = presets(name)
+    listing = Joined([Message("nw.preset_item", h=h, label=Message(f"nw.preset.{label}"))
+                      for label, h in values.items()], "punct.middot")
+    verdict = preset_verdict(preset_errors(data, kernel, values))
+    spec = DATASETS[name]
+    return Say("nw.presets" if verdict else "nw.presets_fail", tone="caption", presets=listing,
+               dataset=Message(f"dataset.{name}"), n=spec.default_n, noise=spec.default_noise,
+               kernel=Message(f"kernel.{kernel}"))

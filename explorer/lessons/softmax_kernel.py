@@ -21,10 +21,10 @@ from ..bandwidth import select_bandwidth
 from ..figures import common
 from ..figures import regression as rfig
 from ..figures.style import mark_answer
-from ..i18n import t
+from ..i18n import Message, t
 from ..learned import fit_parametric_attention, learn_bandwidth
 from ..regression import defined_mse, nadaraya_watson, nw_weights
-from .base import Figure, specs
+from .base import Question, Say, figure_table, flatten, says, specs
 from .params import Param, seed_param
 from .shared import BANDWIDTH, KERNEL, SHARED, TEMPERATURES, data_of
 
@@ -44,6 +44,7 @@ MAIN = "softmax_vs_kernel"
 N_QUERIES = 16                  # the random queries of the side-by-side matrices
 LEARN_MAX_POINTS = 300          # gradient descent on h and the attention layer see at most this many points
 SPREADS = np.linspace(0, 1, 21)
+FIGURES, figure = figure_table()
 
 
 def temperature(values: Mapping[str, Any]) -> float:
@@ -62,6 +63,7 @@ def _bridge(d: int, n_keys: int, spread: float, tau: float, seed: int, n_queries
             "topk_curve": bridge.topk_error_curve(q, k, v, tau)}
 
 
+@figure("softmax_vs_kernel", _bridge, marks=("answer",))
 def _draw_bridge(r: dict, lang: str):
     """Mark ``answer``: a label pointing at the cell where the two panels differ most (the question's answer)."""
     tau = r["tau"]
@@ -80,6 +82,7 @@ def _spread_curve(d: int, n_keys: int, tau: float, seed: int) -> dict:
     return {"curve": bridge.difference_vs_spread(d, N_QUERIES, n_keys, tau, SPREADS, seed)}
 
 
+@figure("spread_curve", _spread_curve, marks=("spread",))
 def _draw_spread_curve(r: dict, lang: str):
     """Mark ``spread``: the current spread."""
     c = r["curve"]
@@ -90,6 +93,7 @@ def _draw_spread_curve(r: dict, lang: str):
                         mode="lines+markers", vlines=[(r["spread"], t("sk.current", lang))], height=360)
 
 
+@figure("tau_sweep", _bridge)
 def _draw_tau_sweep(r: dict, lang: str):
     sweep, log_n = r["tau_sweep"], math.log(r["n_keys"])
     series = {t("sk.entropy_frac", lang): sweep["entropy"] / log_n, t("sk.max_weight", lang): sweep["max_weight"]}
@@ -103,6 +107,7 @@ def _nw_entropy(data: Mapping, kernel: str) -> dict:
     return {"sweep": bridge.nw_entropy_sweep(grid[::4], x, kernel, bridge.log_grid(0.01, 20, 41)), "n": len(x)}
 
 
+@figure("h_sweep", _nw_entropy, marks=("h",))
 def _draw_h_sweep(r: dict, lang: str):
     """Mark ``h``: the current bandwidth."""
     nw, log_n = r["sweep"], math.log(r["n"])
@@ -111,6 +116,7 @@ def _draw_h_sweep(r: dict, lang: str):
                         log_x=True, vlines=[(r["h"], t("fig.current_h", lang))], height=360)
 
 
+@figure("topk_curve", _bridge, marks=("k_top",))
 def _draw_topk_curve(r: dict, lang: str):
     """Mark ``k_top``: the current k."""
     topk = r["topk_curve"]
@@ -125,6 +131,7 @@ def _topk(d: int, n_keys: int, spread: float, tau: float, seed: int, k_top: int)
     return {"weights": topk_attention(q, k, v, k_top, tau)[1].numpy(), "k_top": k_top}
 
 
+@figure("topk_heatmap", _topk)
 def _draw_topk(r: dict, lang: str):
     return common.heatmap(r["weights"], None, None, t("sk.topk_heat", lang, k=r["k_top"]), t("sk.key_j", lang),
                           t("sk.query_i", lang), height=380, colorbar_title=t("fig.weight", lang), lang=lang)
@@ -144,6 +151,7 @@ def _learned(data: Mapping) -> dict:
             "no_loo": learn_bandwidth(x, y, leave_one_out=False), "optimum": select_bandwidth(x, y, "gaussian")}
 
 
+@figure("learned_h", _learned)
 def _draw_learned_h(lb: dict, lang: str):
     loo, no_loo = lb["loo"], lb["no_loo"]
     return common.lines(loo["step"], {t("sk.loo", lang): loo["h"], t("sk.sees_itself", lang): no_loo["h"]},
@@ -151,6 +159,7 @@ def _draw_learned_h(lb: dict, lang: str):
                         hlines=[(lb["optimum"], t("sk.grid_optimum", lang, h=lb["optimum"]))], height=360)
 
 
+@figure("learned_loss", _learned)
 def _draw_learned_loss(lb: dict, lang: str):
     loo, no_loo = lb["loo"], lb["no_loo"]
     return common.lines(loo["step"], {t("sk.loo", lang): loo["loss"], t("sk.sees_itself", lang): no_loo["loss"]},
@@ -176,6 +185,7 @@ def _parametric(data: Mapping, hidden: int, nw_form: bool, seed: int) -> dict:
             "nw_pred": nadaraya_watson(grid, xt, yt, "gaussian", h_opt).numpy()}
 
 
+@figure("param_rows", _parametric)
 def _draw_param_rows(pf: dict, lang: str):
     picks = pf["picks"]
     return common.heatmap_grid([pf["weights"][picks], pf["gauss_weights"][picks]],
@@ -185,25 +195,12 @@ def _draw_param_rows(pf: dict, lang: str):
                                height=300, colorbar_title=t("fig.weight", lang), lang=lang)
 
 
+@figure("param_fit", _parametric)
 def _draw_param_fit(pf: dict, lang: str):
     return rfig.fit_figure(pf["x"], pf["y"], pf["x_grid"], pf["true"],
                            {t("sk.learned_layer", lang): pf["pred"],
                             t("sk.nw_gauss", lang, h=pf["h_opt"]): pf["nw_pred"]},
                            title=t("sk.fits", lang), lang=lang)
-
-
-FIGURES = {
-    "softmax_vs_kernel": Figure(_bridge, _draw_bridge, marks=("answer",)),
-    "spread_curve": Figure(_spread_curve, _draw_spread_curve, marks=("spread",)),
-    "tau_sweep": Figure(_bridge, _draw_tau_sweep),
-    "h_sweep": Figure(_nw_entropy, _draw_h_sweep, marks=("h",)),
-    "topk_curve": Figure(_bridge, _draw_topk_curve, marks=("k_top",)),
-    "topk_heatmap": Figure(_topk, _draw_topk),
-    "learned_h": Figure(_learned, _draw_learned_h),
-    "learned_loss": Figure(_learned, _draw_learned_loss),
-    "param_rows": Figure(_parametric, _draw_param_rows),
-    "param_fit": Figure(_parametric, _draw_param_fit),
-}
 
 
 def figures(values: Mapping[str, Any], data: Mapping | None = None) -> dict:
@@ -229,7 +226,7 @@ def figures(values: Mapping[str, Any], data: Mapping | None = None) -> dict:
     })
 
 
-# --------------------------------------------------------------------------- the numbers the page says
+# --------------------------------------------------------------------------- what the page says
 def wrong_widths(d: int, tau: float) -> dict:
     """The two widths often quoted for softmax-as-a-Gaussian, against the right sigma = sqrt(tau):
     sqrt(tau / 2) is always narrower; sqrt(d / 2) is wider, narrower or (by chance) equal."""
@@ -277,3 +274,87 @@ def parametric_summary(fit: dict, data: dict) -> dict:
             "reach": LOCAL_REACH * float(fit["h_opt"]), "local": max(dists) <= LOCAL_REACH * float(fit["h_opt"]),
             "mse": defined_mse(fit["pred"], truth)[0] if truth is not None else math.nan,
             "nw_mse": defined_mse(fit["nw_pred"], truth)[0] if truth is not None else math.nan}
+
+
+@says("sk.predict_why")
+def question(res: Mapping, spread: float) -> Question:
+    """"With this spread of key norms, how far apart are the two weight matrices?", answered by their largest gap."""
+    norms = res["key_norms"]
+    return Question("sk.gap", Say("sk.predict_q", spread=spread), tuple(Say(f"sk.gap_{i}") for i in range(3)),
+                    gap_size(res["max_diff"]),
+                    Say("sk.predict_why", diff=res["max_diff"], lo=float(norms.min()), hi=float(norms.max())))
+
+
+def answer_mark(q: Question, res: Mapping) -> Say:
+    """The revealed answer as the side-by-side figure marks it, with the largest gap."""
+    return Say("sk.answer_mark", answer=q.choices[q.answer], diff=res["max_diff"])
+
+
+@says("sk.explain")
+def explain(d: int, tau: float) -> Say:
+    """Why the q factor cancels and the k factor does not; the right width σ = √τ against the two wrong ones."""
+    wrong = wrong_widths(d, tau)
+    return Say("sk.explain", tau=tau, sigma=math.sqrt(tau), half_tau=wrong["half_tau"], half_d=wrong["half_d"],
+               half_d_effect=Message(f"sk.{wrong['half_d_effect']}"))
+
+
+@says("sk.equal", "sk.unequal")
+def identity_text(res: Mapping, d: int, spread: float) -> Say:
+    """Whether the two matrices agree here: to rounding when every key has norm √d, else by how much, and after the
+    per-key bias."""
+    if spread == 0:
+        return Say("sk.equal", tone="success", r=math.sqrt(d), diff=res["max_diff"])
+    return Say("sk.unequal", tone="info", diff=res["max_diff"], fixed=res["max_diff_corrected"])
+
+
+@says("sk.temp_text")
+def temp_text(res: Mapping, nw: Mapping) -> Say:
+    """What the smallest temperature and bandwidth do to the rows (``nw``: the h sweep's data)."""
+    sweep, hs = res["tau_sweep"], nw["sweep"]
+    return Say("sk.temp_text", mw_tau=sweep["max_weight"].iloc[0], tau_lo=sweep["tau"].iloc[0],
+               mw_h=hs["max_weight"].iloc[0], h_lo=hs["bandwidth"].iloc[0])
+
+
+@says("sk.topk_text")
+def topk_text(res: Mapping, k_top: int, n_keys: int) -> Say:
+    return Say("sk.topk_text", k=k_top, n=n_keys, kept=mass_kept(res["topk_curve"], k_top))
+
+
+@says("sk.learned_text", "sk.learned_text_far")
+def learned_text(lb: Mapping) -> Say:
+    """Where gradient descent on h ends, with and without leave-one-out, against the grid's optimum."""
+    s = learned_summary(lb)
+    return Say("sk.learned_text" if s["near"] else "sk.learned_text_far", h_loo=s["h_loo"], h_opt=s["h_opt"],
+               h_self=s["h_self"], ratio=s["ratio"], n=s["n"], steps=s["steps"])
+
+
+@says("sk.param_text_free", "sk.param_text_nw", "sk.param_text_nw_drift")
+def param_text(pf: Mapping, data: Mapping, nw_form: bool) -> Say:
+    """What the learned attention layer's rows and fit show, free or in NW form."""
+    s = parametric_summary(pf, data)
+    key = "sk.param_text_free" if not nw_form else "sk.param_text_nw" if s["local"] else "sk.param_text_nw_drift"
+    return Say(key, dist=s["max_top_distance"], reach=s["reach"], mse=s["mse"], nw_mse=s["nw_mse"],
+               x=s["far_query"], x_top=s["far_top"])
+
+
+@says("sk.notice")
+def notice() -> Say:
+    return Say("sk.notice")
+
+
+def sentences(values: Mapping[str, Any], data: Mapping | None = None) -> list[Say]:
+    """Everything the page says at ``values``, in its order."""
+    data = data_of(values) if data is None else data
+    specs_ = figures(values, data)
+    res = specs_["softmax_vs_kernel"].data()
+    d, spread, n_keys = values[D.key], values[SPREAD.key], values[N_KEYS.key]
+    return flatten([question(res, spread).why, explain(d, temperature(values)), identity_text(res, d, spread),
+                    temp_text(res, specs_["h_sweep"].data()), topk_text(res, min(values[K_TOP.key], n_keys), n_keys),
+                    learned_text(specs_["learned_h"].data()),
+                    param_text(specs_["param_rows"].data(), data, values[NW_FORM.key]), notice()])
+
+
+@says("sk.nw_form_help", fixed="what the switch does to the layer: its architecture")
+def help_texts() -> list[Say]:
+    """The help texts of this lesson's controls that state a fact (shown with the widgets, from their ``Param``)."""
+    return [Say("sk.nw_form_help")]

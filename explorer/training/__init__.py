@@ -17,6 +17,7 @@ from .trainer import (
     head_scores_steps,
     head_warnings,
     learning_rate,
+    metric_key,
     uniform_scores,
 )
 
@@ -46,6 +47,7 @@ __all__ = [
     "k_composition",
     "learning_rate",
     "make_task",
+    "metric_key",
     "ov_circuit",
     "qk_circuit",
     "uniform_scores",

@@ -28,7 +28,7 @@ from .. import incontext
 from ..cli import Parser, progress
 from . import TASKS, Trainer
 from .circuits import copying_score, head_importance, k_composition, ov_circuit
-from .trainer import head_scores
+from .trainer import head_scores, metric_key
 
 
 def _parser() -> Parser:
@@ -103,8 +103,8 @@ def head_table(trainer: Trainer, eval_seed: int = 2024, size: int = 128) -> list
             row = {"layer": layer, "head": head, "loss_intact": zero["intact"], "loss_zero": zero[(layer, head)],
                    "loss_mean": mean[(layer, head)]}
             if tokens:
-                row |= {"prevtok": scores[f"prevtok_l{layer}_h{head}"],
-                        "induction": scores[f"induction_l{layer}_h{head}"],
+                row |= {"prevtok": scores[metric_key("prevtok", layer, head)],
+                        "induction": scores[metric_key("induction", layer, head)],
                         "ov_copying": copying_score(ov_circuit(trainer.model, layer, head))}
                 if layer == 1:
                     row |= {f"kcomp_l0_h{a}": k_composition(trainer.model, (0, a), (1, head))

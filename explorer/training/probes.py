@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
+from ..bandwidth import select_bandwidth
+from ..regression import nadaraya_watson
 from .circuits import ablate, copying_score, head_importance, k_composition, ov_circuit, qk_circuit
 from .model import generate
 from .trainer import uniform_scores
@@ -114,3 +117,36 @@ def kv_cache_gap(trainer) -> tuple[int, float] | None:
         _, with_cache = generate(trainer.model, prompt, n_new, use_cache=True)
         _, without = generate(trainer.model, prompt, n_new, use_cache=False)
     return n_new, float((with_cache - without).abs().max())
+
+
+COVER_ALONE, COVER_TOGETHER = 0.25, 0.5     # cover: each alone < 25 %, all together > 50 % of the gap
+
+
+def cover(alone: list[float], together: float, gap: float) -> dict:
+    """Whether a layer's heads cover for each other: each switched off alone raises the loss by less than
+    ``COVER_ALONE`` of the untrained-to-trained ``gap``, all together by more than ``COVER_TOGETHER`` of it."""
+    alone_share = max(alone) / gap if gap > 0 else math.nan
+    together_share = together / gap if gap > 0 else math.nan
+    return {"alone": alone_share, "together": together_share,
+            "covers": bool(alone_share < COVER_ALONE and together_share > COVER_TOGETHER)}
+
+
+def icl_view(example: dict, maps: list[np.ndarray]) -> dict:
+    """The sine_icl example as the page draws it: queries (rows) and context points (columns) each sorted by
+    x, so a head that weights nearby x draws a diagonal band as in the NW heatmap; NW's estimate at the
+    queries from the same context, with h chosen by leave-one-out on the context; both errors."""
+    feats = np.asarray(example["inputs"])
+    x = feats[:, 0] * 3
+    y = np.asarray(example["targets"], dtype=float)
+    is_query = np.asarray(example["loss_mask"], dtype=bool)
+    ctx, qry = np.flatnonzero(~is_query), np.flatnonzero(is_query)
+    ctx, qry = ctx[np.argsort(x[ctx])], qry[np.argsort(x[qry])]
+    sub = [m[:, qry][:, :, ctx] for m in maps]                           # (H, queries, context) per layer
+    h = select_bandwidth(x[ctx], y[ctx], "gaussian")
+    nw = nadaraya_watson(torch.as_tensor(x[qry]), torch.as_tensor(x[ctx]), torch.as_tensor(y[ctx]), "gaussian",
+                         h).numpy()
+    pred = np.asarray(example["prediction"], dtype=float)
+    order = np.argsort(np.argsort(x[is_query]))     # icl_figure draws queries in position order
+    return {"maps": sub, "x": x, "y": y, "is_query": is_query, "prediction": pred,
+            "nw_prediction": nw[order], "h": h, "x_query": x[qry], "x_context": x[ctx],
+            "mse": float(np.mean((pred[qry] - y[qry]) ** 2)), "nw_mse": float(np.mean((nw - y[qry]) ** 2))}

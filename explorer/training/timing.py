@@ -92,3 +92,28 @@ def cache_timing(lengths, d_model: int = 64, n_layers: int = 2, n_heads: int = 4
     rows = [(n, min(runs[n, True]), min(runs[n, False]), float((logits[n, True] - logits[n, False]).abs().max()))
             for n in lengths]
     return {"rows": rows, "stable": stable, "rounds": rounds, "spread": spread}
+
+
+def kv_summary(rows) -> dict:
+    """How much slower a token got from the shortest to the longest length, with and without the cache."""
+    first, last = rows[0], rows[-1]
+    return {"s0": first[0], "s1": last[0], "growth": last[0] / first[0],
+            "cache_ratio": last[1] / first[1], "no_cache_ratio": last[2] / first[2]}
+
+
+def kv_timing_agrees(timing: dict) -> bool:
+    """Whether a timing run can be read as the lesson reads it: it settled, and at the longest length a token with
+    the cache took less time than one without (what the FLOP counts say it must, bar noise)."""
+    last = timing["rows"][-1]
+    return bool(timing["stable"] and last[1] < last[2])
+
+
+def kv_flops_summary(rows) -> dict:
+    """What the FLOP caption quotes: from the shortest to the longest S, how many times the attention work per
+    token grew with and without the cache, and how many times more work a token takes without it at the longest."""
+    first, last = rows[0], rows[-1]
+    total = lambda r, k: r[f"{k}_attention"] + r[f"{k}_other"]          # noqa: E731
+    return {"s0": first["length"], "s1": last["length"], "growth": last['length'] / first['length'],
+            "cache_ratio": last['cache_attention'] / first['cache_attention'],
+            "no_cache_ratio": last['no_cache_attention'] / first['no_cache_attention'],
+            "saving": total(last, 'no_cache') / total(last, 'cache')}

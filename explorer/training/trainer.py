@@ -52,6 +52,16 @@ def learning_rate(step: int, base_lr: float, warmup: int, total: int, schedule: 
     return base_lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
 
 
+def metric_key(kind: str, layer: int, head: int | None = None) -> str:
+    """The name of a per-head metric in a trainer's history rows: ``entropy_l0_h1``, ``maxw_…``, ``prevtok_…``,
+    ``induction_…``; per layer (``head`` None): ``headsim_l0``. The one place that spells it.
+
+    >>> metric_key("entropy", 0, 1), metric_key("headsim", 2)
+    ('entropy_l0_h1', 'headsim_l2')
+    """
+    return f"{kind}_l{layer}" if head is None else f"{kind}_l{layer}_h{head}"
+
+
 def head_metrics(weights: list[torch.Tensor]) -> dict[str, float]:
     """Per layer l and head h: mean row entropy (nats) ``entropy_l{l}_h{h}``, mean max weight
     ``maxw_l{l}_h{h}``; per layer, the largest cosine similarity between two heads' maps ``headsim_l{l}``
@@ -74,9 +84,9 @@ def head_metrics_steps(steps: list[list[torch.Tensor]]) -> list[dict[str, float]
         values = torch.cat([ent, maxw, sim.amax(dim=(1, 2))[:, None]], dim=1).tolist()
         for row, v in zip(rows, values, strict=True):
             for h in range(n):
-                row[f"entropy_l{layer}_h{h}"] = v[h]
-                row[f"maxw_l{layer}_h{h}"] = v[n + h]
-            row[f"headsim_l{layer}"] = v[2 * n] if n > 1 else math.nan
+                row[metric_key("entropy", layer, h)] = v[h]
+                row[metric_key("maxw", layer, h)] = v[n + h]
+            row[metric_key("headsim", layer)] = v[2 * n] if n > 1 else math.nan
     return rows
 
 
@@ -117,8 +127,8 @@ def head_scores_steps(steps: list[list[torch.Tensor]], batches: list) -> list[di
         values = torch.cat([pt, ind], dim=1).tolist()
         for row, v in zip(rows, values, strict=True):
             for h in range(H):
-                row[f"prevtok_l{layer}_h{h}"] = v[h]
-                row[f"induction_l{layer}_h{h}"] = v[H + h]
+                row[metric_key("prevtok", layer, h)] = v[h]
+                row[metric_key("induction", layer, h)] = v[H + h]
     return rows
 
 
@@ -153,7 +163,7 @@ def uniform_scores(task: Task, batch: Batch) -> dict[str, float]:
     w = allowed.float() / allowed.sum(-1, keepdim=True).clamp_min(1)
     w = w.expand(B, 1, T, T)
     row = head_scores_steps([[w]], [batch])[0]
-    return {"prevtok": row["prevtok_l0_h0"], "induction": row["induction_l0_h0"]}
+    return {"prevtok": row[metric_key("prevtok", 0, 0)], "induction": row[metric_key("induction", 0, 0)]}
 
 
 COLLAPSE_NATS, COLLAPSE_STEPS, DUPLICATE_SIM = 0.1, 50, 0.95
@@ -176,13 +186,13 @@ def head_warnings(history: list[dict], n_layers: int, n_heads: int, ceiling: flo
     if len(tail) == COLLAPSE_STEPS:
         for layer in range(n_layers):
             for h in range(n_heads):
-                if all(row[f"entropy_l{layer}_h{h}"] < COLLAPSE_NATS for row in tail):
+                if all(row[metric_key("entropy", layer, h)] < COLLAPSE_NATS for row in tail):
                     out.append(("collapsed", layer, h))
     if history:
         last = history[-1]
         for layer in range(n_layers):
-            sim = last.get(f"headsim_l{layer}", math.nan)
-            moved = all(last[f"entropy_l{layer}_h{h}"] < MOVED_FRACTION * ceiling for h in range(n_heads))
+            sim = last.get(metric_key("headsim", layer), math.nan)
+            moved = all(last[metric_key("entropy", layer, h)] < MOVED_FRACTION * ceiling for h in range(n_heads))
             if math.isfinite(sim) and sim > DUPLICATE_SIM and moved:
                 out.append(("duplicate", layer, sim))
     return out

@@ -11,10 +11,11 @@ import numpy as np
 import streamlit as st
 import torch
 
-from .. import bandwidth, regression, scaling
+from .. import bandwidth, regression
 from ..data import dataset_arrays
 from ..device import get_device
-from ..lessons import attention_heatmap, efficient_attention, kernel_regression
+from ..lessons import attention_heatmap, efficient_attention, kernel_regression, shared
+from ..lessons import scaling as scaling_lesson
 from ..lessons.base import Spec
 
 
@@ -64,6 +65,22 @@ def nw_curve(name: str, n: int, noise: float, seed: int, kernel: str, bandwidth:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
+def presets_caption(name: str, n: int, noise: float, seed: int, kernel: str):
+    """The caption of the bandwidth's presets (``shared.presets_caption``) on the dataset, once per dataset and
+    kernel."""
+    return shared.presets_caption(name, kernel, dataset(name, n, noise, seed))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def preset_errors(name: str, n: int, noise: float, seed: int, kernel: str) -> dict[float, float] | None:
+    """Each preset's error against the true function (Kernel regression's notice); None for an upload."""
+    d = dataset(name, n, noise, seed)
+    if d["true"] is None:
+        return None
+    return kernel_regression.preset_errors(d, kernel, shared.presets(name).values())
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
 def loo_optimum(name: str, n: int, noise: float, seed: int, kernel: str) -> float:
     """The leave-one-out optimal bandwidth of ``kernel`` on the dataset (the curve is the registry's loo_cv)."""
     x, y, _ = _tensors(name, n, noise, seed)
@@ -82,15 +99,13 @@ def loo_question(name: str, n: int, noise: float, seed: int, kernel: str, optimu
 @st.cache_data(max_entries=64, show_spinner=False)
 def heatmap_regimes(name: str, n: int, noise: float, seed: int, kernel: str, n_queries: int) -> dict:
     """The numbers the heatmap page's notice quotes for the smallest and a large bandwidth."""
-    d = dataset(name, n, noise, seed)
-    queries = np.linspace(d["x_grid"][0], d["x_grid"][-1], n_queries)     # the page's queries (any h)
-    return attention_heatmap.heatmap_regimes(d["x"], kernel, queries)
+    return attention_heatmap.regimes_of(dataset(name, n, noise, seed), kernel, n_queries)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def scaling_key_norms(d: int, seed: int, n: int = 256) -> tuple[float, float]:
-    """Smallest and largest norm among the n keys with iid N(0, 1) entries that the page's tables use."""
-    return scaling.key_norm_range(d, n, seed)
+def scaling_key_norms(d: int, seed: int) -> tuple[float, float]:
+    """The key norms the Scaling page's notice quotes (``scaling.key_norms``), once per d and seed."""
+    return scaling_lesson.key_norms(d, seed)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)   # the page shows spin.cost; shared by all sessions

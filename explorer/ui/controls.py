@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import math
-from types import SimpleNamespace
 
 import streamlit as st
 
 from ..data import DATASETS, EXAMPLE_CSV, MAX_UPLOAD_ROWS, dataset_from_table, read_csv
 from ..lessons import shared
 from ..lessons.shared import BANDWIDTHS, UPLOAD, presets, snap_bandwidth
-from ..regression import defined_mse
 from . import cache
-from .control import Control, controls, rerun_whole_page
+from .control import ON_CHANGE, draw, rerun_whole_page, value
+from .layout import write
 from .state import init_state, say, tr
 
 
@@ -27,15 +26,7 @@ def _load_dataset_defaults() -> None:
         st.session_state.update(shared.dataset_defaults(st.session_state[shared.DATASET.key]))
 
 
-DATASET = Control(shared.DATASET, on_change=_load_dataset_defaults)
-N, NOISE, SEED, KERNEL, BANDWIDTH = (Control(p) for p in (shared.N, shared.NOISE, shared.SEED, shared.KERNEL,
-                                                           shared.BANDWIDTH))
-SHARED_CONTROLS = (DATASET, N, NOISE, SEED, KERNEL, BANDWIDTH)     # kept across pages, in every page's URL
-
-
-def lesson_controls(lesson) -> SimpleNamespace:
-    """A lesson module's controls (``control.controls``), the dataset and kernel ones being these."""
-    return controls(lesson, shared=SHARED_CONTROLS)
+ON_CHANGE[shared.DATASET] = _load_dataset_defaults
 
 
 def dataset_controls() -> tuple:
@@ -45,17 +36,16 @@ def dataset_controls() -> tuple:
     ``explorer.ui.cache``. An uploaded file that is rejected leaves the previous dataset in place, and the
     reason is said twice: under the uploader, and at the top of the page, above the figure that did not change.
     """
-    init_state({"data.last_valid": tuple(c.default for c in (DATASET, N, NOISE, SEED))})
+    init_state({"data.last_valid": tuple(p.default for p in shared.DATA_PARAMS)})
     with st.sidebar:
         st.subheader(tr("data.header"))
-        DATASET.draw()
+        draw(shared.DATASET)
         if st.session_state["data.name"] == UPLOAD:
             ds, problem = _upload_controls()
         else:
             st.latex(DATASETS[st.session_state["data.name"]].formula)
-            N.draw()
-            NOISE.draw()
-            SEED.draw()
+            for param in (shared.N, shared.NOISE, shared.SEED):
+                draw(param)
             ds, problem = (st.session_state["data.name"], st.session_state["data.n"], st.session_state["data.noise"],
                            st.session_state["data.seed"]), None
     if problem:
@@ -125,31 +115,19 @@ TYPED_PART = "part.typed"      # the typed-bandwidth box, a part of its page (it
 
 
 def kernel_bandwidth_controls(ds: tuple, on_move=None) -> None:
-    """The kernel select box, the log-scale bandwidth slider and the dataset's three presets, captioned
-    with a verdict computed on the data shown (``explorer.lessons.shared.preset_verdict``). ``on_move``: the
+    """The kernel select box, the log-scale bandwidth slider and the dataset's three presets, captioned with
+    what the lesson says of them on the data shown (``explorer.lessons.shared.presets_caption``). ``on_move``: the
     slider's ``on_change`` (a page that reruns only the parts the bandwidth changes: ``control.rerun_alone``,
     naming ``TYPED_PART`` among them: the typed box is then a part too)."""
-
-    KERNEL.draw()
-    st.session_state["nw.bandwidth"] = snap_bandwidth(BANDWIDTH.value)
-    BANDWIDTH.draw(on_change=on_move)
-    name, kernel = ds[0], st.session_state["nw.kernel"]
-    values = presets(name)
-    if name in DATASETS:
-        data = cache.dataset(*ds)
-        mse = {label: defined_mse(cache.nw_curve(*ds, kernel, h), data["true"])[0] for label, h in values.items()}
-        verdict = shared.preset_verdict(mse)
-        spec = DATASETS[name]
-        listing = " · ".join(tr("nw.preset_item", h=h, label=tr(f"nw.preset.{label}")) for label, h in values.items())
-        key = "nw.presets" if verdict else "nw.presets_fail"
-        st.caption(tr(key, presets=listing, dataset=tr(f"dataset.{name}"), n=spec.default_n,
-                      noise=spec.default_noise, kernel=tr(f"kernel.{kernel}")))
-    else:
-        st.caption(tr("nw.presets_upload"))
-    cols = st.columns(len(values))
-    for col, (label, value) in zip(cols, values.items(), strict=True):
-        tip = tr("nw.preset_tip", label=tr(f"nw.preset.{label}"), h=value) if name in DATASETS else f"h = {value:g}"
-        col.button(f"h = {value:g}", on_click=_set_bandwidth, args=(value,), width="stretch", help=tip,
+    draw(shared.KERNEL)
+    st.session_state[shared.BANDWIDTH.key] = snap_bandwidth(value(shared.BANDWIDTH))
+    draw(shared.BANDWIDTH, on_change=on_move)
+    name, kernel = ds[0], value(shared.KERNEL)
+    write(cache.presets_caption(*ds, kernel))
+    offered = presets(name)
+    for col, (label, h) in zip(st.columns(len(offered)), offered.items(), strict=True):
+        tip = tr("nw.preset_tip", label=tr(f"nw.preset.{label}"), h=h) if name in DATASETS else f"h = {h:g}"
+        col.button(f"h = {h:g}", on_click=_set_bandwidth, args=(h,), width="stretch", help=tip,
                    key=f"preset.{label}")
     (st.fragment(typed_bandwidth_control, key=TYPED_PART) if on_move else typed_bandwidth_control)()
 

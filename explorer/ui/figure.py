@@ -159,7 +159,7 @@ def show_spec(spec, data: dict | None = None, key: str | None = None, main: bool
         drawn = _following(spec, follow, drawn, kept_as, marks, language, lecture, cap, dark_page)
     _chart(light, drawn, key or spec.name)
     if follow is not None:
-        following.listen(follow.control)
+        following.listen(follow)
     return data
 
 
@@ -173,7 +173,7 @@ def _following(spec, follow: Follow, drawn, kept_as, marks, language, lecture, c
         figs = {}
         for value in grid:
             try:
-                at = follow.specs_at({**follow.values, follow.control.key: value})[spec.name]
+                at = follow.specs_at({**follow.values, follow.param.key: value})[spec.name]
                 figs[value] = _styled(at.draw(spec_data(at), language, **marks), lecture, cap, dark_page,
                                       copy=False)[1].to_dict()
             except ValueError:          # a value the other settings rule out: no frame

@@ -2,7 +2,7 @@
 in the browser from frames sent with it, with no round trip to the server per frame; on release the page's
 control takes the value, and the rest of the page (and the link) follow on the rerun that starts.
 
-    fit = show_spec(specs["fit"], main=True, follow=Follow(C.BANDWIDTH, lambda v: L.figures(v, data), C.values()))
+    fit = show_spec(specs["fit"], main=True, follow=Follow(L.BANDWIDTH, lambda v: L.figures(v, data), values(L)))
 
 The frames are the lesson's figure itself, computed and drawn at up to ``MAX_STEPS`` values of the control (its
 ends, values spread between them, and the current one), so what is drawn during a drag is what the page draws at
@@ -34,7 +34,8 @@ import streamlit as st
 
 from ..figures.placement import axis_band
 from ..lessons.base import Spec
-from .control import Control, rerun_whole_page
+from ..lessons.params import Param
+from .control import ON_CHANGE, option_text, rerun_whole_page
 from .internals import WEB_JSON
 
 MAX_STEPS = 12          # frames per figure: ~12 values across the control's range, built once per server
@@ -46,10 +47,10 @@ SKIPPED_LAYOUT = ("sliders", "meta", "template", "height", "width", "margin", "l
 
 @dataclass(frozen=True)
 class Follow:
-    """Which control a main figure follows: ``control`` (a slider or select slider of the page), ``specs_at``
-    (the lesson's ``figures`` at other settings: values → specs), ``values`` (the settings now) and, for a slider
-    the page narrows (``Control.draw(hi=...)``), its narrowed ends."""
-    control: Control
+    """Which setting a main figure follows: ``param`` (a slider or select slider of the page), ``specs_at`` (the
+    lesson's ``figures`` at other settings: values → specs), ``values`` (the settings now) and, for a slider the
+    page narrows (``draw(hi=...)``), its narrowed ends."""
+    param: Param
     specs_at: Callable[[Mapping[str, Any]], Mapping[str, Spec]]
     values: Mapping[str, Any]
     lo: float | None = None
@@ -58,15 +59,15 @@ class Follow:
 
     @property
     def current(self) -> Any:
-        return self.values[self.control.key]
+        return self.values[self.param.key]
 
     def grid(self) -> list:
-        """The values the frames are drawn at, without the current one (so a move of the control reuses them)."""
-        return steps(self.control.param, self.lo, self.hi)
+        """The values the frames are drawn at, without the current one (so a move of the setting reuses them)."""
+        return steps(self.param, self.lo, self.hi)
 
     def others(self) -> dict:
         """Every setting but the followed one: what the frames depend on."""
-        return {k: v for k, v in self.values.items() if k != self.control.key}
+        return {k: v for k, v in self.values.items() if k != self.param.key}
 
 
 def steps(param, lo=None, hi=None, most: int = MAX_STEPS) -> list:
@@ -161,9 +162,9 @@ def attach(fig_dict: dict, follow: Follow, framed: Mapping[Any, dict], font_size
     """``fig_dict`` with its frames (value → frame, in the control's order) and, in ``layout.meta``, what the
     component needs to play them as the page's own control moves; with ``with_slider``, a slider under the figure
     too, set at the current value (lecture mode has no room for one: there the page's control is the thumb)."""
-    param = follow.control.param
+    param = follow.param
     values = list(framed)
-    texts = [follow.control.format(v) for v in values]
+    texts = [option_text(param, v) for v in values]
     active = next(i for i, v in enumerate(values) if same(v, follow.current))
     out = dict(fig_dict)
     layout = dict(out["layout"])
@@ -207,26 +208,29 @@ def component_key(param_key: str) -> str:
     return "follow-" + param_key.replace(".", "-")
 
 
-def take_value(control: Control, raw) -> bool:
-    """Set ``control`` to the value a released slider step names (its link spelling); False when it names none
-    (the step is the page's own, so only a changed page could send one)."""
+def take_value(param: Param, raw) -> bool:
+    """Set ``param`` to the value a released slider step names (its link spelling) and run what its move always
+    runs (``control.ON_CHANGE``); False when it names none (the step is the page's own, so only a changed page could
+    send one)."""
     try:
-        value = control.param.parse(str(raw))
+        value = param.parse(str(raw))
     except (TypeError, ValueError):
         return False
-    st.session_state[control.key] = value
-    if control.on_change is not None:
-        control.on_change()
+    st.session_state[param.key] = value
+    callback = ON_CHANGE.get(param)
+    if callback is not None:
+        callback()
     return True
 
 
-def listen(control: Control) -> None:
-    """Mount the component that sets ``control`` when the figure's slider is released."""
-    key = component_key(control.key)
+def listen(follow: Follow) -> None:
+    """Mount the component that sets the followed setting when the figure's slider is released."""
+    param = follow.param
+    key = component_key(param.key)
 
     def released():
         result = st.session_state.get(key)
         raw = result.get("value") if isinstance(result, Mapping) else getattr(result, "value", None)
-        if raw is not None and take_value(control, raw):
+        if raw is not None and take_value(param, raw):
             rerun_whole_page()          # the page's own slider (outside the figure's part) shows the new value
-    _released(key=key, data={"key": control.key, "internals": WEB_JSON}, on_value_change=released, height=0)
+    _released(key=key, data={"key": param.key, "internals": WEB_JSON}, on_value_change=released, height=0)

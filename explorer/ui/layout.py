@@ -9,7 +9,8 @@ from typing import Any
 
 import streamlit as st
 
-from .state import lecture_mode, tr
+from ..lessons.base import Say, flatten
+from .state import lang, lecture_mode, tr
 
 WEB = files("explorer.ui") / "web"
 BASE_CSS = (WEB / "base.css").read_text(encoding="utf-8")
@@ -59,3 +60,16 @@ def on_demand(label: str, help: str, key: str, compute: Callable[[], Any]) -> An
     if st.button(label, help=help, key=key):
         st.session_state[f"{key}.result"] = compute()
     return st.session_state.get(f"{key}.result")
+
+
+def write(said: Say | list | None, where: Any = st, join: str = "punct.space") -> None:
+    """Show what a lesson says (a ``Say``, or a list of them said as one paragraph) in the session's language, as
+    the first one's tone asks: a paragraph, a caption, or an info, success, warning or error box. ``join``: what
+    goes between them, a UI text (``punct.space``, a space in English and none in 中文) or a literal string."""
+    items = flatten(said)
+    if not items:
+        return
+    language = lang()
+    text = (tr(join) if join.startswith("punct.") else join).join(s.in_lang(language) for s in items)
+    {"text": where.markdown, "caption": where.caption, "info": where.info, "success": where.success,
+     "warning": where.warning, "error": where.error}[items[0].tone](text)

@@ -10,19 +10,18 @@ from collections.abc import Sequence
 import streamlit as st
 
 from ..i18n import LANGUAGES
-from ..lessons.params import SWITCH
-from .control import Control
+from ..lessons.params import SWITCH, Param
 from .state import tr
 
 
-def restore(controls: Sequence[Control], page: str) -> None:
+def restore(params: Sequence[Param], page: str) -> None:
     """Copy valid URL values into session state, once per session and page; say which were left out."""
     flag = f"url.restored.{page}"
     if st.session_state.get(flag):
         return
     st.session_state[flag] = True
     ignored, refusals = [], []
-    by_key = {c.key: c for c in controls}
+    by_key = {p.key: p for p in params}
     for key, raw in st.query_params.items():
         c = by_key.get(key)
         if c is not None and c.not_in_links and raw in c.not_in_links:
@@ -45,9 +44,9 @@ def restore(controls: Sequence[Control], page: str) -> None:
 LINK_SETTINGS = {"lecture": tuple(SWITCH), "predict": tuple(SWITCH), "lang": LANGUAGES}
 
 
-def publish(controls: Sequence[Control]) -> None:
+def publish(params: Sequence[Param]) -> None:
     """Write the current values into the URL (plus lecture mode and language), so the address can be shared."""
-    values = {c.key: c.dump(st.session_state[c.key]) for c in controls if c.key in st.session_state}
+    values = {p.key: p.dump(st.session_state[p.key]) for p in params if p.key in st.session_state}
     if st.session_state.get("ui.lecture"):
         values["lecture"] = "1"
     if st.session_state.get("ui.predict", False) != st.session_state.get("ui.lecture", False):

@@ -1,8 +1,8 @@
 """A lesson page's frame: its settings restored from a link and written back, kept across pages, reset on
 request; its title, question and Previous / Next; the sidebar's footer.
 
-    with lesson_page(C, question="sc.question") as aside:      # C = controls.lesson_controls(scaling)
-        ...                                                    # the page, top to bottom
+    with lesson_page(scaling, question="sc.question") as aside:     # the lesson module
+        ...                                                          # the page, top to bottom
 """
 
 from __future__ import annotations
@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Iterator, Sequence
-from types import SimpleNamespace
+from types import ModuleType
 
 import streamlit as st
 
 from ..device import describe_device
-from .control import Control, PageStopped
-from .controls import SHARED_CONTROLS
+from ..lessons.params import Param
+from ..lessons.shared import SHARED
+from .control import PageStopped, value
 from .internals import rerun_of_parts
 from .layout import question as draw_question
 from .links import publish, restore
@@ -24,9 +25,9 @@ from .navigation import previous_next
 from .state import KEEP, init_state, keep_shared_state, lecture_mode, tr
 
 
-def _reset(controls: Sequence[Control]) -> None:
-    for c in controls:
-        st.session_state.pop(c.key, None)
+def _reset(params: Sequence[Param]) -> None:
+    for p in params:
+        st.session_state.pop(p.key, None)
 
 
 def _reset_everything() -> None:
@@ -37,49 +38,55 @@ def _reset_everything() -> None:
     st.session_state.update(keep)
 
 
-def reset_controls(name: str, controls: Sequence[Control]) -> None:
+def reset_controls(name: str, params: Sequence[Param]) -> None:
     """The sidebar's "Reset this page" and "Reset everything" buttons."""
     with st.sidebar:
         c1, c2 = st.columns(2)
-        c1.button(tr("ui.reset_page"), help=tr("ui.reset_page_help"), on_click=_reset, args=(controls,),
+        c1.button(tr("ui.reset_page"), help=tr("ui.reset_page_help"), on_click=_reset, args=(params,),
                   key=f"reset.{name}", width="stretch")
         c2.button(tr("ui.reset_all"), help=tr("ui.reset_all_help"), on_click=_reset_everything, key="reset.all",
                   width="stretch")
 
 
-def sidebar_footer(name: str, controls: Sequence[Control]) -> None:
+def sidebar_footer(name: str, params: Sequence[Param]) -> None:
     """Under the page's sidebar controls: the reset buttons and the device the page computes on."""
-    reset_controls(name, controls)
+    reset_controls(name, params)
     try:
         st.sidebar.caption(tr("ui.device", device=describe_device()))
     except ValueError as err:
         st.sidebar.error(str(err))
 
 
-def export_stem(name: str, file_name: Sequence[tuple[Control, str]]) -> str:
+def export_stem(lesson: ModuleType) -> str:
     """The start of an exported figure's file name: the page, then its key settings (``kernel-regression``,
     ``gaussian_h0.2``), joined by ``_``; the figure's own name follows."""
-    tags = [fmt.format(c.dump(c.value)).replace("_", "-") for c, fmt in file_name]
-    return "_".join([name.replace("_", "-"), *tags])
+    tags = [fmt.format(p.dump(value(p))).replace("_", "-") for p, fmt in getattr(lesson, "FILE_NAME", ())]
+    return "_".join([lesson_name(lesson).replace("_", "-"), *tags])
+
+
+def lesson_name(lesson: ModuleType) -> str:
+    """``kernel_regression`` for ``explorer.lessons.kernel_regression``."""
+    return lesson.__name__.rsplit(".", 1)[-1]
 
 
 @contextlib.contextmanager
-def lesson_page(page: SimpleNamespace, question: str) -> Iterator:
+def lesson_page(lesson: ModuleType, question: str) -> Iterator:
     """A page's setup in one block: shared state kept, the URL's values restored, every default in place,
     the title and the page's question (UI text ``question``) drawn, Previous / Next links (at the top in
     lecture mode, at the end otherwise); on leaving (also through ``stop_page``), the values written back to
     the URL. Yields a container under the question (beside it in lecture mode, where the question is one
-    line) for what a page wants there. ``page``: the lesson's controls (``control.controls``): its name, its
-    settings in link order and those its exported figures' file names carry."""
-    name, controls = page.NAME, page.ALL
+    line) for what a page wants there. ``lesson``: the lesson module (its name, its settings in link order and
+    those its exported figures' file names carry)."""
+    name, params = lesson_name(lesson), lesson.PARAMS
     kept = st.session_state.setdefault(KEEP, set())           # kept across pages from now on (state.py)
-    kept.update(c.key for c in (*SHARED_CONTROLS, *controls))
+    kept.update(p.key for p in (*SHARED, *params))
     keep_shared_state()
-    init_state({c.key: c.default_value() for c in SHARED_CONTROLS})
-    restore(controls, name)
-    init_state({c.key: c.default_value() for c in controls})
-    sidebar_footer(name, controls)
-    st.session_state["ui.export_stem"] = export_stem(name, page.FILE_NAME)     # read by figure.export_control
+    init_state({p.key: p.default_value(st.session_state) for p in SHARED})
+    restore(params, name)
+    for p in params:                                          # in order: a default may read the ones before it
+        init_state({p.key: p.default_value(st.session_state)})
+    sidebar_footer(name, params)
+    st.session_state["ui.export_stem"] = export_stem(lesson)     # read by figure.export_control
     lecture = lecture_mode()
     if lecture:                                    # one row: the title, then the way on
         title, links = st.columns([2, 3], vertical_alignment="center")
@@ -97,7 +104,7 @@ def lesson_page(page: SimpleNamespace, question: str) -> Iterator:
             pass
         _footer(name, lecture)
     finally:
-        publish(controls)              # every run, whatever the page waits for: a reload keeps the view
+        publish(params)                # every run, whatever the page waits for: a reload keeps the view
 
 
 def part_alone() -> bool:
@@ -105,14 +112,14 @@ def part_alone() -> bool:
     return rerun_of_parts()
 
 
-def page_part(page: SimpleNamespace, key: str) -> Callable:
+def page_part(lesson: ModuleType, key: str) -> Callable:
     """A part of a lesson page that reruns alone when a control whose ``on_change`` is ``rerun_alone(key, …)``
     moves (an ``st.fragment`` named ``key``): moving the bandwidth redraws the fit and its readouts, not the kernel
     shapes or the sidebar. On such a rerun the part writes what a whole run writes at its end (the URL, the export
     file names), and a ``stop_page`` in it ends the part (on a whole run it ends the page, as anywhere else). Its
     arguments are those of the last whole run: what the moved control changes is read inside the part.
 
-        @page_part(C, "kr.fit")
+        @page_part(kernel_regression, "kr.fit")
         def fit(ds): ...                      # called once, where it is drawn
     """
     def wrap(draw: Callable) -> Callable:
@@ -121,14 +128,14 @@ def page_part(page: SimpleNamespace, key: str) -> Callable:
         def part(*args, **kwargs) -> bool:
             alone = part_alone()
             if alone:
-                st.session_state["ui.export_stem"] = export_stem(page.NAME, page.FILE_NAME)
+                st.session_state["ui.export_stem"] = export_stem(lesson)
             try:
                 draw(*args, **kwargs)
             except PageStopped:         # (raised out of a fragment it would be drawn as an error)
                 return not alone
             finally:
                 if alone:
-                    publish(page.ALL)
+                    publish(lesson.PARAMS)
             return False
 
         @functools.wraps(draw)

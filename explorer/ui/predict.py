@@ -5,7 +5,8 @@ CHI 2017). With "Predict first" on (the sidebar; on by default in lecture mode; 
 draws the question with its choices instead of the figure, and the page ends there. After "Reveal" the verdict
 takes the question's place, above the figure, as the most visible thing on it (right or not, the answer, one
 sentence on why), and the page draws the figure with the answer marked on it where the figure can show it. The
-right answer is computed by the page from the data the figure shows, so it stays right when the settings change.
+right answer is computed by the lesson from the data the figure shows (``<lesson>.question``, a ``Question``), so it
+stays right when the settings change.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from ..lessons.base import Question
 from .control import rerun_whole_page, stop_page
 from .poll import class_result, is_open, lecturer_panel
-from .state import lecture_mode, predict_mode, tr
+from .state import lang, lecture_mode, predict_mode, tr
 
 
 @dataclass(frozen=True)
@@ -28,13 +30,15 @@ class Revealed:
     answer: int
 
 
-def prediction(key: str, question: str, choices: Sequence[str], answer: int, why: str,
-               also_right: Sequence[int] = ()) -> Revealed:
-    """Ask ``question`` (choices, the index of the right one, the sentence that explains it; ``also_right``: choices
-    too close to the answer to call wrong, which count as right). While the viewer has not answered, the page ends
-    here (``stop_page``: the figure stays hidden, the page's links and URL still follow); after Reveal, the verdict
-    is drawn here and the page goes on to draw the figure. In lecture mode the lecturer can poll the class on the
-    question (``poll.lecturer_panel``), and after the reveal the class's votes are drawn under the verdict."""
+def prediction(q: Question) -> Revealed:
+    """Ask the lesson's question ``q``. While the viewer has not answered, the page ends here (``stop_page``: the
+    figure stays hidden, the page's links and URL still follow); after Reveal, the verdict is drawn here and the
+    page goes on to draw the figure. In lecture mode the lecturer can poll the class on the question
+    (``poll.lecturer_panel``), and after the reveal the class's votes are drawn under the verdict."""
+    language = lang()
+    key, answer, also_right = q.key, q.answer, q.also_right
+    question, why = q.asked.in_lang(language), q.why.in_lang(language)
+    choices = [c.in_lang(language) for c in q.choices]
     if not predict_mode():
         return Revealed(False, answer)
     state = st.session_state
@@ -49,7 +53,7 @@ def prediction(key: str, question: str, choices: Sequence[str], answer: int, why
             box.button(tr("ui.reveal"), key=f"predict.{key}.reveal", disabled=picked is None, type="primary",
                        on_click=_reveal, args=(picked_key, done_key, guess_key))
         if lecture_mode():
-            lecturer_panel(key, question, list(choices), answer)
+            lecturer_panel(key, q.asked, list(q.choices), answer)
         stop_page()
     verdict(key, choices, answer, why, state.get(guess_key), also_right)
     class_result(key)

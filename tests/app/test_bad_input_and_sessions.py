@@ -112,7 +112,7 @@ def test_four_sessions_train_at_once_like_each_alone():
     def session(seed):
         try:
             for _ in range(3):
-                apps[seed].session_state["train.trainer"].step(10)
+                apps[seed].session_state["train.run"].trainer.step(10)
         except Exception as err:           # surfaced below: a thread's exception would be lost
             errors.append(f"seed {seed}: {err!r}")
 
@@ -127,7 +127,7 @@ def test_four_sessions_train_at_once_like_each_alone():
         at = apps[seed].run()                # each page draws its own session's 30 steps
         assert_clean(at)
         assert at.metric[0].value == "30"
-        results[seed] = [row["loss"] for row in at.session_state["train.trainer"].history]
+        results[seed] = [row["loss"] for row in at.session_state["train.run"].trainer.history]
         # equal up to float rounding: torch's CPU reductions may split work differently when four sessions
         # run at once; interference between sessions would show as differences of order 1, not 1e-6
         np.testing.assert_allclose(results[seed], reference_losses(seed, 30), rtol=1e-5,

@@ -154,14 +154,13 @@ def _release_script():
     import streamlit as st
 
     from explorer.lessons.shared import BANDWIDTH
-    from explorer.ui.control import Control
+    from explorer.ui.control import draw
     from explorer.ui.follow import take_value
 
-    control = Control(BANDWIDTH)
     raw = st.session_state.get("released")
     if raw is not None:
-        st.session_state["taken"] = take_value(control, raw)
-    control.draw()
+        st.session_state["taken"] = take_value(BANDWIDTH, raw)
+    draw(BANDWIDTH)
 
 
 def test_a_released_step_sets_the_control_and_a_bad_one_changes_nothing():

@@ -2,6 +2,7 @@ import math
 
 import numpy as np
 
+from explorer.data import DATASETS
 from tests.app.helpers import assert_clean, chart_data, page, set_bandwidth
 
 
@@ -159,3 +160,13 @@ def test_a_bandwidth_move_before_the_question_is_answered_reruns_the_whole_page(
     at.select_slider(key="nw.bandwidth").set_value(1.0).run()
     assert_clean(at)
     assert set(_specs(at)) == {"fit", "loo"}
+
+
+def test_picking_a_dataset_loads_its_defaults():
+    at = page("kernel_regression")
+    at.selectbox(key="data.name").set_value("d2l").run()
+    assert_clean(at)
+    spec = DATASETS["d2l"]
+    assert at.session_state["data.n"] == spec.default_n == 40
+    assert at.session_state["data.noise"] == spec.default_noise == 1.0
+    assert at.session_state["nw.bandwidth"] == spec.presets[1] == 0.5

@@ -1,3 +1,6 @@
+import torch
+
+from explorer.training import TASKS
 from tests.app.helpers import assert_clean, chart_data, page
 
 
@@ -9,38 +12,38 @@ def test_start_ticks_pause_and_reset():
     at = page("live_training")
     assert_clean(at)
     buttons(at)["Start"].click().run()
-    assert at.session_state["train.running"]
+    assert at.session_state["train.run"].running
     for _ in range(3):                       # timers do not fire in AppTest: run the fragment by hand
         at.run()
     assert_clean(at)
-    n = len(at.session_state["train.trainer"].history)
+    n = len(at.session_state["train.run"].trainer.history)
     assert n > 3
     buttons(at)["Pause"].click().run()
-    assert not at.session_state["train.running"]
-    assert len(at.session_state["train.trainer"].history) == n      # paused: no more steps
+    assert not at.session_state["train.run"].running
+    assert len(at.session_state["train.run"].trainer.history) == n      # paused: no more steps
     at.run()
-    assert len(at.session_state["train.trainer"].history) == n
+    assert len(at.session_state["train.run"].trainer.history) == n
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["step"]) == n and float(metrics["loss"]) < 3.0
     assert len(chart_data(at, "entropy")) >= 2
-    loss_before = at.session_state["train.trainer"].history[-1]["loss"]
+    loss_before = at.session_state["train.run"].trainer.history[-1]["loss"]
     buttons(at)["Reset"].click().run()
-    assert at.session_state["train.trainer"].history == [] and at.session_state["train.trainer"].step_count == 0
+    assert at.session_state["train.run"].trainer.history == [] and at.session_state["train.run"].trainer.step_count == 0
     buttons(at)["Step ×10"].click().run()
-    rows = at.session_state["train.trainer"].history
+    rows = at.session_state["train.run"].trainer.history
     assert len(rows) == 10 and rows[0]["loss"] > loss_before     # re-initialised weights
 
 
 def test_changing_lr_while_paused_keeps_the_weights():
     at = page("live_training")
     buttons(at)["Step ×10"].click().run()
-    trainer = at.session_state["train.trainer"]
+    trainer = at.session_state["train.run"].trainer
     at.select_slider(key="train.lr").set_value(1e-3).run()
-    assert at.session_state["train.trainer"] is trainer and trainer.step_count == 10
+    assert at.session_state["train.run"].trainer is trainer and trainer.step_count == 10
     assert trainer.lr == 1e-3
     at.selectbox(key="train.temp_kind").set_value("linear").run()
     at.select_slider(key="train.temp_end").set_value(0.5).run()
-    assert at.session_state["train.trainer"] is trainer
+    assert at.session_state["train.run"].trainer is trainer
     assert trainer.temperature_schedule.end == 0.5
     assert_clean(at)
 
@@ -52,11 +55,11 @@ def test_huge_learning_rate_stops_with_a_message():
     buttons(at)["Start"].click().run()
     for _ in range(4):
         at.run()
-    assert not at.session_state["train.running"]
+    assert not at.session_state["train.run"].running
     assert any("Lower the learning rate" in e.value for e in at.error)
     assert not at.exception
     # the loss tile is short and says it shows the last good step (the message names the bad value)
-    trainer = at.session_state["train.trainer"]
+    trainer = at.session_state["train.run"].trainer
     metrics = {m.label: m.value for m in at.metric}
     assert "loss (last good step)" in metrics and "loss" not in metrics
     value = metrics["loss (last good step)"]
@@ -76,7 +79,7 @@ def test_every_task_and_architecture_control():
     at.toggle(key="train.mlp").set_value(True).run()
     at.number_input(key="train.seed").set_value(4).run()
     assert_clean(at)
-    assert at.session_state["train.trainer"].config.n_heads == 4
+    assert at.session_state["train.run"].trainer.config.n_heads == 4
 
 
 def test_head_notices_come_in_one_box_under_the_charts():
@@ -84,7 +87,7 @@ def test_head_notices_come_in_one_box_under_the_charts():
     from explorer.training import head_warnings
 
     at = page("live_training")
-    trainer = at.session_state["train.trainer"]
+    trainer = at.session_state["train.run"].trainer
     trainer.step(300)
     at.run()
     assert_clean(at)
@@ -102,7 +105,7 @@ def test_induction_maps_have_square_cells_and_outline_the_repeat():
     from explorer.ui import live
     at = page("live_training")
     at.selectbox(key="train.task").set_value("induction").run()
-    tokens = at.session_state["train.trainer"].example.inputs[0].tolist()
+    tokens = at.session_state["train.run"].trainer.example.inputs[0].tolist()
     p = next(p for p in range(2, len(tokens) // 2 + 1) if tokens[p:2 * p] == tokens[:p])
     spec = next(json.loads(e.proto.spec) for e in at.get("plotly_chart") if "maps" in e.proto.id)
     rects = [s for s in spec["layout"]["shapes"] if s["type"] == "rect"]
@@ -116,7 +119,7 @@ def test_induction_maps_have_square_cells_and_outline_the_repeat():
 def test_scores_over_training_sit_with_the_loss_for_a_two_layer_task():
     at = page("live_training")
     at.selectbox(key="train.task").set_value("induction").run()
-    trainer = at.session_state["train.trainer"]
+    trainer = at.session_state["train.run"].trainer
     trainer.step(60)
     at.run()
     assert_clean(at)
@@ -132,7 +135,7 @@ def test_scores_over_training_sit_with_the_loss_for_a_two_layer_task():
 def test_sessions_queue_for_the_training_slots_and_move_up(monkeypatch):
     """With one slot: the first to press Start trains, the next two wait with their place in line (and do not
     train), Pause works for a waiting session, and when the trainer pauses the next in line starts."""
-    from explorer.ui.slots import SLOTS
+    from explorer.training.slots import SLOTS
 
     monkeypatch.setattr(SLOTS, "k", 1)
     SLOTS.holders.clear()
@@ -142,16 +145,51 @@ def test_sessions_queue_for_the_training_slots_and_move_up(monkeypatch):
         buttons(at)["Start"].click().run()
     for at in tabs:
         at.run()                                     # a tick of each live view, all three in line now
-    steps = [at.session_state["train.trainer"].step_count for at in tabs]
+    steps = [at.session_state["train.run"].trainer.step_count for at in tabs]
     assert steps[0] > 0 and steps[1:] == [0, 0]
     waits = [next((i.value for i in at.info if "Waiting for a training slot" in i.value), "") for at in tabs]
     assert waits[0] == "" and "place 1 of 2" in waits[1] and "place 2 of 2" in waits[2]
     buttons(tabs[1])["Pause"].click().run()          # a waiting session pauses: it leaves the line
-    assert not tabs[1].session_state["train.running"]
+    assert not tabs[1].session_state["train.run"].running
     buttons(tabs[0])["Pause"].click().run()          # the trainer pauses: its slot frees
     tabs[2].run()
     tabs[2].run()
-    assert tabs[2].session_state["train.trainer"].step_count > 0
-    assert tabs[1].session_state["train.trainer"].step_count == 0
+    assert tabs[2].session_state["train.run"].trainer.step_count > 0
+    assert tabs[1].session_state["train.run"].trainer.step_count == 0
     SLOTS.holders.clear()
     SLOTS.waiting.clear()
+
+
+def test_a_task_in_a_link_loads_its_defaults():
+    """watch.induction holds for the settings a shared link to the task shows: its own defaults."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+    at = AppTest.from_file(str(ROOT / "pages" / "live_training.py"), default_timeout=60)
+    at.query_params["train.task"] = "induction"
+    at.run()
+    assert not at.exception, at.exception
+    d = TASKS["induction"].defaults
+    assert (at.session_state["train.layers"], at.session_state["train.seq_len"], at.session_state["train.lr"]) == \
+        (d.n_layers, d.seq_len, d.lr)
+    at.query_params["train.layers"] = "1"          # a setting the link does give wins
+    at2 = AppTest.from_file(str(ROOT / "pages" / "live_training.py"), default_timeout=60)
+    at2.query_params.update({"train.task": "induction", "train.layers": "1"})
+    at2.run()
+    assert at2.session_state["train.layers"] == 1 and at2.session_state["train.seq_len"] == d.seq_len
+
+
+def test_switching_heads_off_on_the_page_never_touches_the_trained_weights():
+    """lt.test_text / lt.ablate_help: the page's ablation changes the evaluation loss, not the model."""
+    at = page("live_training")
+    trainer = at.session_state["train.run"].trainer
+    trainer.step(100)
+    at.run()
+    before = {k: v.clone() for k, v in trainer.model.state_dict().items()}
+    at.multiselect(key="train.ablate").set_value(["l0h0", "l0h1"]).run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert float(metrics["loss, 2 off"]) > float(metrics["loss, intact"])
+    at.selectbox(key="train.ablate_how").set_value("mean").run()
+    assert not at.exception
+    assert trainer.step_count == 100
+    assert all(torch.equal(before[k], v) for k, v in trainer.model.state_dict().items())

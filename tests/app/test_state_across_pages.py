@@ -48,7 +48,7 @@ def test_a_page_keeps_its_settings_while_every_other_page_is_visited(name):
     defaults = {c.key: c.default for c in own if not callable(c.default)}
     changed = [k for k in defaults if shown[k] != defaults[k]]
     assert len(changed) >= len(defaults) - 1     # at most one value was clamped back by another's bound
-    steps = at.session_state["train.trainer"].step_count if name == "live_training" else None
+    steps = at.session_state["train.run"].trainer.step_count if name == "live_training" else None
     for other in (*sorted(CONTROLS), "home"):
         if other != name:
             at.switch_page(f"pages/{other}.py").run()
@@ -57,5 +57,5 @@ def test_a_page_keeps_its_settings_while_every_other_page_is_visited(name):
     assert_clean(at)
     assert {c.key: at.session_state[c.key] for c in own} == shown
     if name == "live_training":
-        assert at.session_state["train.trainer"].step_count == steps == 10
+        assert at.session_state["train.run"].trainer.step_count == steps == 10
         assert not any("new model" in i.value for i in at.info)

@@ -1,103 +1,97 @@
-"""Every claim on screen has a lesson test, and the test checks it wherever a lecturer can move the page: over
-seeds 0-4 and the range of the controls the sentence depends on (``tests/lessons/sweep.py``). A new sentence cannot
-ship unchecked, and a claim checked at the default seed only fails here."""
+"""Every claim on screen has a lesson test, and the test checks it wherever a lecturer can move the page.
 
-import ast
+A lesson declares its claims: the UI-text keys its ``@says`` functions may return (``explorer.lessons.base.says``).
+A test in tests/lessons names the functions it checks (``sweep.checks``) and, unless the function says why no setting
+can change what it says (``fixed``), is given the sweep of the lesson's settings. So a new sentence cannot ship
+unchecked: its function has to be named by a test that sweeps it, read here from those marks (no guessing from key
+names or from the tests' source text).
+"""
+
+import importlib
+import math
+import pkgutil
 import re
-from pathlib import Path
 
-from explorer.i18n import CLAIMS, EN, ZH, is_claim
+import pytest
 
-HERE = Path(__file__).parent
-KEY = re.compile(r"(?<=[\"'\s(])([a-z_]+\.[a-z0-9_.+-]+?)(?=[\"'\s:/),])")
+import explorer.lessons as lesson_package
+import tests.lessons as test_package
+from explorer.i18n import EN, ZH
+from explorer.lessons import LESSONS
+from explorer.lessons.base import Say, flatten, sayers
+from explorer.lessons.params import defaults
+from tests.lessons.sweep import CHECKED
 
-# Claims whose truth does not depend on the data, the seed or a control: what they say is fixed by the maths or by
-# the software (the reason is given), so a test at one setting is a test at all of them.
-FIXED = {
-    "ib.predict_why_widens": "gives the two windows and no reason: said only when the answer is 'widens', which none "
-                             "of the 25 settings of σ and n gave at seed 0 (test_the_reason_follows_the_answer)",
-    "kr.formula_text": "the Gaussian NW weights are a softmax: an identity, tested on random data",
-    "kr.same_width_help": "what the toggle does: h × δ_K / δ of the chosen kernel, a formula",
-    "kr.width_text": "the kernels' standard deviations and canonical bandwidths: constants, checked by integration",
-    "kr.snap": "the slider's grid: no data involved",
-    "ah.query_x_help": "which query is drawn: the nearest one, checked at five x",
-    "sk.nw_form_help": "what the switch does to the layer: its architecture",
-    "lt.kv_text": "the cost of a step with and without a cache: counted by the FLOP counter at three lengths",
-    "lt.formula_text": "the entropy ceiling of a causal row: a formula",
-    "lt.ablate_help": "what switching a head off does: checked against a forward pass by hand",
-    "lt.ablate_how_help": "what zero and mean ablation do: checked against a forward pass by hand",
-    "lt.lr_help": "what the learning-rate slider offers: its options",
-    "ui.predict_help": "when the switch is on: the settings, not the data",
-    "ui.reset_page_help": "what Reset page does: the settings, not the data",
-    "ui.reset_all_help": "what Reset all does: the settings, not the data",
-    "ef.formula_text": "the random-feature identity E[φ(q)·φ(k)] = exp(q·k): a formula, checked by Monte Carlo",
-    "ef.measure_help": "what the button measures and where: the software",
-    "fig.ceiling": "the entropy ceiling of a row: log of the number of keys it may see",
-    "mk.grad_notes": "the underflow demo: fixed logits, no setting involved",
-    "nw.presets_upload": "an upload has no true function, so no preset is labelled: true of every upload",
-    "kr.notice_first_upload": "an upload has no seed: the optimum quoted is checked on an uploaded file",
-    "ef.orth_help": "how orthogonal directions are drawn: blocks of 16 with Gaussian lengths, checked on the map",
-    "lt.schedule_text": "the learning-rate schedule: a formula of the settings, checked at its ends",
-    "lt.test_text": "what switching heads off does to the weights (nothing): the software, checked on the page",
-    "lt.kv_flops_caption": "FLOPs are counted on the model, the same at every seed and on every machine",
-    "lt.kv_caption": "this machine's timings: shown only when they settled and agree with the counts (made-up rows)",
-    "lt.kv_noisy": "this machine's timings: shown when they did not settle or contradict the counts (made-up rows)",
-    "fig.noise_floor": "the sine_icl task's noise variance: a constant of the task, 0.09",
-    "ef.cost_text": "this machine's timings: the crossover and times are those measured (checked on made-up rows)",
-    "ib.formula_text": "the unit on unit vectors is Gaussian NW with h = 1/√w: an identity, checked at three w",
-    "ib.lipschitz_help": "every task's largest slope is L by construction: checked by finite differences",
-}
+MODULES = [importlib.import_module(f"explorer.lessons.{m.name}") for m in pkgutil.iter_modules(lesson_package.__path__)]
+for _m in pkgutil.iter_modules(test_package.__path__):          # their ``checks`` marks fill CHECKED
+    if _m.name.startswith("test_") and _m.name != "test_coverage":
+        importlib.import_module(f"tests.lessons.{_m.name}")
+SAYERS = [(module.__name__.rsplit(".", 1)[-1], name, fn) for module in MODULES for name, fn in sayers(module).items()]
 
 
-def _tests() -> list[tuple[str, bool, bool, str]]:
-    """(name, marked, swept, source) of every lesson test function: marked ``@pytest.mark.sweep``, and swept when it
-    is marked and goes through the seeds (it names ``SEEDS``)."""
-    out = []
-    for path in HERE.glob("test_*.py"):
-        if path.name == "test_coverage.py":
-            continue
-        text = path.read_text(encoding="utf-8")
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
-                marks = [ast.unparse(d) for d in node.decorator_list]
-                source = ast.get_source_segment(text, node) or ""
-                marked = any(m.startswith("pytest.mark.sweep") for m in marks)
-                out.append((f"{path.name}::{node.name}", marked, marked and "SEEDS" in source, source))
-    return out
+def test_the_lessons_declare_their_sentences():
+    assert len(SAYERS) > 50 and {m for m, _, _ in SAYERS} >= {lesson.name for lesson in LESSONS}
 
 
-def _named(swept_only: bool) -> set[str]:
-    return {key for _, _, swept, source in _tests() if swept or not swept_only for key in KEY.findall(source)}
+@pytest.mark.parametrize("where, name, fn", SAYERS, ids=[f"{m}.{n}" for m, n, _ in SAYERS])
+def test_every_sentence_function_is_checked(where, name, fn):
+    """A test names it; and one that sweeps the lesson's settings does, unless it says why it is fixed."""
+    checked = CHECKED.get(fn, [])
+    assert checked, f"explorer.lessons.{where}.{name} (says {fn.says}) is checked by no test in tests/lessons"
+    if fn.fixed is None:
+        assert any(swept for _, swept in checked), \
+            (f"explorer.lessons.{where}.{name} is checked only at fixed settings ({[t for t, _ in checked]}): sweep "
+             f"it (a test with a `settings` argument) or say in @says(fixed=...) why no setting can change it")
 
 
-def test_every_claim_is_named_by_a_lesson_test():
-    named = _named(swept_only=False)
-    missing = sorted(k for k in CLAIMS if k not in named)
-    assert not missing, f"claims with no lesson test in tests/lessons/: {missing}"
+def test_each_claim_is_declared_once_and_exists_in_both_languages():
+    seen = {}
+    for where, name, fn in SAYERS:
+        for key in fn.says:
+            assert key not in seen, f"{key} is declared by {seen[key]} and {where}.{name}"
+            seen[key] = f"{where}.{name}"
+            assert key in EN and key in ZH, f"{key} ({where}.{name}) is missing from a catalog"
 
 
-def test_every_claim_is_checked_over_the_seeds_and_the_controls_it_depends_on():
-    swept = _named(swept_only=True)
-    unswept = sorted(k for k in CLAIMS if k not in FIXED and k not in swept)
-    assert not unswept, ("claims that no @pytest.mark.sweep test over SEEDS names (check them over seeds 0-4 and "
-                         f"the controls' ranges, or give the reason they are fixed in FIXED): {unswept}")
+@pytest.mark.parametrize("name", [lesson.name for lesson in LESSONS])
+def test_every_lesson_says_its_sentences_headless(name):
+    """``<lesson>.sentences(values)`` gives everything the page says at its defaults (what the app's wiring test
+    compares with the page), each a declared claim, in words: no inf, nan or raw markup."""
+    lesson = importlib.import_module(f"explorer.lessons.{name}")
+    said = lesson.sentences(defaults(lesson.PARAMS))
+    assert said and all(isinstance(s, Say) for s in said)
+    declared = {key for _, _, fn in SAYERS for key in fn.says}
+    assert all(s.key in declared for s in said), [s.key for s in said if s.key not in declared]
+    for s in said:
+        assert_words(s)
 
 
-def test_a_swept_test_is_marked_and_goes_through_the_seeds():
-    """The sweep marker is only honoured on a test that iterates ``SEEDS``: marking a default-seed test does not
-    count (the check above would pass it otherwise)."""
-    marked_only = [name for name, marked, swept, _ in _tests() if marked and not swept]
-    assert not marked_only, f"marked as a sweep but never goes through SEEDS: {marked_only}"
+MARKUP = re.compile(r"\{[a-z_]+[^}]*\}|\$|<[a-z/]")
 
 
-def test_claims_are_found_by_their_names():
-    # the rule that decides what a claim is catches the kinds of sentence that assert things
-    for key in ("kr.notice", "ah.notice", "sk.explain", "mk.v_rows", "lt.collapsed", "watch.induction",
-                "nw.presets", "mk.leak_caption", "kr.predict_why", "kr.width_optima"):
-        assert is_claim(key) and key in CLAIMS
-    assert not is_claim("fig.x") and not is_claim("ui.what_to_notice")
-    assert all(k in CLAIMS for k in FIXED), [k for k in FIXED if k not in CLAIMS]
+def assert_words(said: Say) -> None:
+    """A sentence as a viewer reads it, in both languages: no inf or nan, no unfilled placeholder, no raw markup."""
+    for lang in ("en", "zh"):
+        text = said.in_lang(lang)
+        assert not re.search(r"\b-?(inf|nan)\b|∞%", text), (said.key, lang, text)      # a number formatted
+        assert not MARKUP.search(text), (said.key, lang, text)
 
 
-def test_each_claim_exists_in_both_languages():
-    assert all(k in EN and k in ZH for k in CLAIMS)
+def test_pages_build_no_claim_of_their_own():
+    """A page (and the UI) places what its lesson says: no claim key appears in a page script or in explorer/ui."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    declared = {key for _, _, fn in SAYERS for key in fn.says}
+    found = []
+    for path in [*root.glob("pages/*.py"), *root.glob("explorer/ui/*.py")]:
+        for key in re.findall(r"[\"']([a-z_]+\.[a-z0-9_.]+)[\"']", path.read_text(encoding="utf-8")):
+            if key in declared:
+                found.append(f"{path.relative_to(root)}: {key}")
+    assert not found, found
+
+
+def test_flatten_and_words():
+    assert flatten([Say("kr.snap", pct=0.03), None, [Say("mk.notice")]]) == [Say("kr.snap", pct=0.03), Say("mk.notice")]
+    with pytest.raises(AssertionError):
+        assert_words(Say("kr.snap", pct=math.inf))

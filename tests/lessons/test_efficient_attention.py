@@ -1,6 +1,6 @@
-"""Claims of the Efficient attention page, on the data its figures draw: over seeds 0-4, both datasets, the n slider's
-ends, every bandwidth option, both feature kinds, iid and orthogonal directions, m at its ends and the online
-softmax's block sizes."""
+"""Claims of the Efficient attention page, on the data its figures draw: over the sweep of the settings each sentence
+reads (seeds 0-4, both datasets, the n and noise sliders' ends, every bandwidth option, both feature kinds, iid and
+orthogonal directions, m at its ends, the online softmax's block sizes and query). Headless: the lesson's functions."""
 
 import math
 
@@ -13,11 +13,11 @@ from explorer.data import DATASETS, dataset_arrays
 from explorer.efficient import linear_attention, online_softmax_attention, random_feature_map
 from explorer.i18n import t
 from explorer.lessons import efficient_attention as C
-from explorer.lessons.shared import N
-from tests.app.helpers import assert_clean, chart_data, page
-from tests.lessons.sweep import SEEDS, ends
+from explorer.lessons.shared import DATASET, NOISE, N, data_of
+from tests.lessons.sweep import SEEDS, checks, ends
 
 DATA = dataset_arrays("sine_mix", 200, 0.3, 0)          # the page's default dataset
+DATA_SETTINGS = (DATASET, N, NOISE)                       # what the data is (the seed is swept with the others)
 
 
 def _datasets(seed):
@@ -32,18 +32,19 @@ def zoo(**changes):
     return C.FIGURES["efficient_zoo"].compute(**p)
 
 
-@pytest.mark.sweep
-def test_zoo_text_linear_attention_is_flat_and_equals_one_weighted_mean():
+@checks(C.zoo_text, C.notice, over=(*DATA_SETTINGS, C.H, C.KIND, C.M, C.ORTH), extra={C.H: C.H.options})
+def test_zoo_text_linear_attention_is_flat_and_equals_one_weighted_mean(settings):
     """ef.zoo_text / ef.notice (the flat line): with a 1-D map the weights do not depend on the query: every query
-    gets the same φ(k)-weighted mean of y (computed here by hand), at every bandwidth, both datasets, the n ends
-    and seeds 0-4."""
-    for seed in SEEDS:
-        for data in _datasets(seed):
-            for h in C.H.options:
-                z = zoo(data=data, h=h)
-                assert z["elu_spread"] < 1e-9
-                phi = np.where(data["x"] / h > 0, data["x"] / h + 1, np.exp(data["x"] / h))       # elu(u) + 1
-                assert np.allclose(z["elu"], (phi * data["y"]).sum() / phi.sum(), atol=1e-12)
+    gets the same φ(k)-weighted mean of y (computed here by hand), at every bandwidth, both datasets, the n and noise
+    ends and seeds 0-4; the sentence quotes the spread of that line."""
+    for values in settings:
+        data, h = data_of(values), values[C.H.key]
+        z = C.figures(values, data)["efficient_zoo"].data()
+        assert z["elu_spread"] < 1e-9
+        phi = np.where(data["x"] / h > 0, data["x"] / h + 1, np.exp(data["x"] / h))       # elu(u) + 1
+        assert np.allclose(z["elu"], (phi * data["y"]).sum() / phi.sum(), atol=1e-12)
+        said = C.zoo_text(z)
+        assert said.values == {"w_err": z["weight_error"], "f_err": z["fit_error"], "spread": z["elu_spread"]}
 
 
 @pytest.mark.sweep
@@ -77,8 +78,8 @@ def _per_pair_variance(xq, xk, h, kind):
     return np.exp(-d * d) * np.expm1(s * s)     # E[e^(2ws)] e^(-2(|q|²+|k|²)) - e^(-Δ²)
 
 
-@pytest.mark.sweep
-def test_error_figure_and_its_text_over_the_settings():
+@checks(C.error_text, C.question, over=(*DATA_SETTINGS, C.H, C.KIND))
+def test_error_figure_and_its_text_over_the_settings(settings):
     """ef.error_text / ef.orth_helps / ef.orth_barely / ef.predict_why / ef.predict_rare: the dotted line is the exact
     iid theory (the variance written out here, over m); for trigonometric features the measured iid curve meets it
     (within 30 % at m = 1,024) and falls with slope -0.5 ± 0.25, so 4× the features halve the error at every seed,
@@ -86,49 +87,42 @@ def test_error_figure_and_its_text_over_the_settings():
     positive features the measured curve is said to miss the rare values exactly when it is below half the theory."""
     ERROR_KEYS = C.ERROR_KEYS
 
-    for seed in SEEDS:
-        for data in _datasets(seed):
-            for h in (C.H.options[0], C.H.default, C.H.options[-1]):
-                for kind in C.KIND.options:
-                    e = C.FIGURES["efficient_error"].compute(data=data, h=h, kind=kind, seed=seed)
-                    x = np.asarray(data["x"])
-                    keys = x[np.linspace(0, len(x) - 1, ERROR_KEYS).round().astype(int)] if len(x) > ERROR_KEYS else x
-                    sigma2 = _per_pair_variance(np.asarray(data["x_grid"])[::8], keys, h, kind).mean()
-                    np.testing.assert_allclose(e["theory"], np.sqrt(sigma2 / e["m"]), rtol=1e-9)
-                    s = C.feature_error_summary(e)
-                    assert s["helps"] == (np.mean(e["orthogonal"] / e["iid"]) < 0.9)
-                    assert s["rare"] == (e["iid"][-1] < 0.5 * e["theory"][-1])
-                    if kind == "trig":
-                        assert abs(e["iid"][-1] / e["theory"][-1] - 1) < 0.3, (seed, h)
-                        assert abs(e["slope"] + 0.5) < 0.25, (seed, h, e["slope"])      # nearer 2x than 4x or 1x
-                        assert not s["rare"]
-                        assert int(np.argmin([abs(math.log(s["factor"] / f)) for f in (4, 2, 1)])) == 1
-    at = page("efficient_attention", timeout=180)
-    at.session_state["ui.predict"] = True
-    at.run()
-    at.radio(key="predict.ef.gain.pick").set_value(1).run()
-    at.button(key="predict.ef.gain.reveal").click().run()
-    assert_clean(at)
-    assert any(t("ef.gain_1") in m.value for m in at.markdown)
+    for values in settings:
+        data, h, kind = data_of(values), values[C.H.key], values[C.KIND.key]
+        e = C.figures(values, data)["efficient_error"].data()
+        x = np.asarray(data["x"])
+        keys = x[np.linspace(0, len(x) - 1, ERROR_KEYS).round().astype(int)] if len(x) > ERROR_KEYS else x
+        sigma2 = _per_pair_variance(np.asarray(data["x_grid"])[::8], keys, h, kind).mean()
+        np.testing.assert_allclose(e["theory"], np.sqrt(sigma2 / e["m"]), rtol=1e-9)
+        helps = np.mean(e["orthogonal"] / e["iid"]) < 0.9
+        assert C.error_text(e).values["orth_clause"].key == ("ef.orth_helps" if helps else "ef.orth_barely")
+        rare = e["iid"][-1] < 0.5 * e["theory"][-1]
+        question = C.question(e, kind)
+        assert question.answer == 1 and (question.why.values["caveat"] != "") == rare
+        if kind == "trig":
+            assert abs(e["iid"][-1] / e["theory"][-1] - 1) < 0.3, values
+            assert abs(e["slope"] + 0.5) < 0.25, (values, e["slope"])      # nearer 2x than 4x or 1x
+            assert not rare
+            factor = question.why.values["factor"]
+            assert int(np.argmin([abs(math.log(factor / f)) for f in (4, 2, 1)])) == 1
 
 
-@pytest.mark.sweep
-def test_positive_text_quotes_theory_and_measurement():
+@checks(C.positive_text, over=(), fixed={C.KIND: "positive"})
+def test_positive_text_quotes_theory_and_measurement(settings):
     """ef.positive_text / ef.positive_rare: |x|/h and the theory and measured errors at m = 1,024 it quotes are the
-    figure's, at seeds 0-4; at the default h the positive features' draws fall short of their theory."""
-    at = page("efficient_attention", timeout=180)
-    at.selectbox(key="ef.kind").set_value("positive").run()
-    for seed in SEEDS:
-        at.number_input(key="ef.seed").set_value(seed).run()
-        assert_clean(at)
-        e = C.FIGURES["efficient_error"].compute(data=DATA, h=C.H.default, kind="positive", seed=seed)
-        assert e["reach"] == pytest.approx(np.abs(DATA["x"]).max() / C.H.default)
-        caption = next(c.value for c in at.caption if c.value.startswith("With positive features"))
-        assert t("ef.positive_text", reach=e['reach'], theory=e['theory'][-1],
-                 measured=e['iid'][-1]) in caption
-        assert C.feature_error_summary(e)["rare"] and t("ef.positive_rare") in caption
+    figure's, at seeds 0-4; at the default h the positive features' draws fall short of their theory; trigonometric
+    features get no such caption."""
+    for values in settings:
+        data = data_of(values)
+        e = C.figures(values, data)["efficient_error"].data()
+        assert e["reach"] == pytest.approx(np.abs(data["x"]).max() / C.H.default)
+        caption = C.positive_text(e, "positive")
+        assert caption[0].values == {"reach": e["reach"], "theory": e["theory"][-1], "measured": e["iid"][-1]}
+        assert e["iid"][-1] < 0.5 * e["theory"][-1] and [c.key for c in caption][1:] == ["ef.positive_rare"]
+        assert C.positive_text(e, "trig") == []
 
 
+@checks(C.help_texts, C.formula_text)
 def test_orth_help_and_formula_text_random_features():
     """ef.orth_help: orthogonal directions come in blocks of 16 with Gaussian-vector lengths; ef.formula_text:
     E[φ(q)·φ(k)] = exp(q·k) for both kinds (mean of 300 maps within 4 standard errors)."""
@@ -145,43 +139,45 @@ def test_orth_help_and_formula_text_random_features():
         assert abs(float(draws.mean()) - math.exp(float(q @ k))) < 4 * se
 
 
-@pytest.mark.sweep
-def test_online_text_running_values_and_final_equality():
+@checks(C.online_text, over=(*DATA_SETTINGS, C.BLOCK, C.X0, C.STEP), extra={C.BLOCK: C.BLOCK.options})
+def test_online_text_running_values_and_final_equality(settings):
     """ef.online_text: after block k the running max is the max of the logits read, the rescale factor is
     exp(m_old - m_new), the estimate from the blocks read is their softmax average; after the last block the
-    result equals the full softmax to rounding; and the byte counts; for every block size, the query x at its ends
-    and middle, both datasets, the n ends and seeds 0-4."""
-    for seed in SEEDS:
-        for data in _datasets(seed):
-            n = len(data["x"])
-            lo, hi = data["x_grid"][0], data["x_grid"][-1]
-            for block in C.BLOCK.options:
-                for frac in ends(C.X0):
-                    r = C.FIGURES["online_logits"].compute(data=data, h=C.H.default, x0=lo + frac * (hi - lo),
-                                                         block=block)
-                    s = r["logits"]
-                    prev = -math.inf
-                    for i, stop in enumerate(r["stops"]):
-                        assert r["max"][i] == s[:stop].max()
-                        assert r["rescale"][i] == pytest.approx(math.exp(prev - r["max"][i]) if prev > -math.inf
-                                                                else 0.0)
-                        w = np.exp(s[:stop] - s[:stop].max())
-                        assert r["estimate"][i] == pytest.approx((w * data["y"][:stop]).sum() / w.sum(), rel=1e-10)
-                        prev = r["max"][i]
-                    assert abs(r["final"] - r["exact"]) < 1e-12
-                    assert len(r["stops"]) == math.ceil(n / block)
-                    assert r["dense_bytes"] == 400 * n * 8 and r["stream_bytes"] == 400 * (min(block, n) + 3) * 8
-                    assert (r["stream_bytes"] < r["dense_bytes"]) == (block < n - 3)
+    result equals the full softmax to rounding; and the byte counts; for every block size, the query x and the
+    step at their ends and middle, both datasets, the n and noise ends and seeds 0-4. The sentence quotes block k."""
+    for values in settings:
+        data = data_of(values)
+        n = len(data["x"])
+        block = values[C.BLOCK.key]
+        r = C.figures(values, data)["online_logits"].data()
+        step, total = C.step_of(values, data), C.n_blocks(data, block)
+        said = C.online_text(r, step, total)
+        assert said.values["k"] == step <= total and said.values["m"] == r["max"][step - 1]
+        assert said.values["partial"] == r["estimate"][step - 1]
+        s = r["logits"]
+        prev = -math.inf
+        for i, stop in enumerate(r["stops"]):
+            assert r["max"][i] == s[:stop].max()
+            assert r["rescale"][i] == pytest.approx(math.exp(prev - r["max"][i]) if prev > -math.inf
+                                                    else 0.0)
+            w = np.exp(s[:stop] - s[:stop].max())
+            assert r["estimate"][i] == pytest.approx((w * data["y"][:stop]).sum() / w.sum(), rel=1e-10)
+            prev = r["max"][i]
+        assert abs(r["final"] - r["exact"]) < 1e-12
+        assert len(r["stops"]) == math.ceil(n / block)
+        assert r["dense_bytes"] == 400 * n * 8 and r["stream_bytes"] == 400 * (min(block, n) + 3) * 8
+        assert (r["stream_bytes"] < r["dense_bytes"]) == (block < n - 3)
 
 
-@pytest.mark.sweep
-def test_rnn_text_recurrence_equals_parallel_form_with_a_fixed_size_state():
+@checks(C.rnn_text, over=(C.T,))
+def test_rnn_text_recurrence_equals_parallel_form_with_a_fixed_size_state(settings):
     """ef.rnn_text: the state is d x d at every token, and recurrence and masked parallel form agree, seeds 0-4."""
-    for seed in SEEDS:
-        r = C.FIGURES["rnn_state"].compute(length=12, d=4, seed=seed)
+    for values in settings:
+        r = C.figures(values)["rnn_state"].data()
         assert r["states"].shape == (12, 4, 4)
         assert r["max_diff"] < 1e-12
         assert np.allclose(r["rnn"], r["parallel"], atol=1e-12)
+        assert C.rnn_text(r).values == {"d": 4, "diff": r["max_diff"], "t": 12}
 
 
 def test_cost_text_structure_flops_and_memory():
@@ -241,6 +237,7 @@ def test_cost_text_counts_the_memory_the_timed_code_holds():
     assert counted <= peak <= 1.25 * counted, (peak, counted)
 
 
+@checks(C.cost_text, C.measure_help)
 def test_cost_text_numbers_come_from_the_measurement():
     """ef.cost_text / ef.cost_never: the crossover is the first length from which linear stays faster, and the
     quoted times are those at the largest length the dense run reached."""
@@ -250,20 +247,18 @@ def test_cost_text_numbers_come_from_the_measurement():
     s = C.cost_summary(cost)
     assert s["cross"] == 64 and s["n_max"] == 128 and s["ratio"] == pytest.approx(2.0) and s["dense_mb"] == 3
     cost["linear"] = np.array([2.0, 4.0, 3.0, 1.0]) * 1e-3
-    assert C.cost_summary(cost) is None
+    assert C.cost_summary(cost) is None and C.cost_text(cost).key == "ef.cost_never"
     assert "not faster" in t("ef.cost_never", "en", dense_max=8192)
-    assert "32 to 16,384" in t("ef.measure_help", "en") and C.COST_LENGTHS[0] == 32
+    assert "32 to 16,384" in str(C.measure_help()) and C.COST_LENGTHS[0] == 32
 
 
-def test_notice_the_page_at_its_defaults_shows_every_figure_and_its_numbers():
-    """ef.notice: the flat line and the rounding-level difference it mentions are on the page at its defaults."""
-    at = page("efficient_attention", timeout=180)
-    assert_clean(at)
-    fit = chart_data(at, "efficient_zoo")
-    flat = next(tr for tr in fit if tr.get("name", "").startswith("linear, elu"))
-    y = np.asarray(flat["y"], dtype=float)
-    assert np.ptp(y) < 1e-9
-    text = " ".join(m.value for m in at.markdown)
-    after = text.split("differs from the full softmax by")[1]
-    assert float(after.split()[0].rstrip(".")) < 1e-12
+@checks(C.notice, over=(*DATA_SETTINGS, C.BLOCK))
+def test_notice_the_flat_line_and_the_rounding_level_difference(settings):
+    """ef.notice: the flat line and the rounding-level difference it mentions are in the figures' data."""
+    for values in settings:
+        data = data_of(values)
+        specs = C.figures(values, data)
+        assert specs["efficient_zoo"].data()["elu_spread"] < 1e-9
+        r = specs["online_logits"].data()
+        assert abs(r["final"] - r["exact"]) < 1e-12
     assert t("ef.notice", "en").count("rounding") == 1

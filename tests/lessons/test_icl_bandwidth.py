@@ -11,13 +11,20 @@ import torch
 from explorer import incontext
 from explorer.i18n import t
 from explorer.lessons import icl_bandwidth as IB
-from tests.app.helpers import assert_clean, page
+from explorer.lessons.params import defaults
+from tests.lessons.sweep import checks
 
 SEEDS = range(3)         # each seed trains the unit at five L, softmax and linear: seconds apiece
 DEFAULT = {"noise": IB.NOISE.default, "n": IB.N.default}
 pytestmark = pytest.mark.slow
+EVERY_L = {"over": (IB.L,), "seeds": SEEDS}      # L picks a point of the trained grid: no training of its own
 
 
+def _sweep_of(values):
+    return IB._sweep(values[IB.NOISE.key], values[IB.N.key], values[IB.SEED.key])
+
+
+@checks(IB.formula_text)
 def test_the_softmax_unit_is_gaussian_nw_with_h_one_over_root_w():
     """ib.formula_text / ib.setting: on unit vectors softmax(w xᵢᵀx) = Gaussian NW weights on the chord distance with
     h = 1/√w, written out in numpy."""
@@ -33,6 +40,7 @@ def test_the_softmax_unit_is_gaussian_nw_with_h_one_over_root_w():
         assert h == pytest.approx(1 / math.sqrt(w))
 
 
+@checks(IB.help_texts)
 def test_every_task_has_largest_slope_L():
     """ib.setting / ib.lipschitz_help: the largest |f′| of each task, by finite differences on 20,000 angles."""
     a, b, k = incontext.tasks(16, 3.0, torch.Generator().manual_seed(1))
@@ -74,24 +82,26 @@ def test_the_leave_one_out_bandwidth_is_the_median_of_each_contexts_pick(n, nois
         picks.append(incontext.H_GRID[int(np.argmin(errors))])
     assert incontext.loo_bandwidth(2.0, noise, n, seed=1, contexts=contexts) == pytest.approx(float(np.median(picks)))
 
-@pytest.mark.sweep
-def test_the_window_narrows_with_L_and_sits_at_the_oracle():
+@checks(IB.window_text, IB.question, **EVERY_L)
+def test_the_window_narrows_with_L_and_sits_at_the_oracle(settings):
     """ib.window_text_shrinks (so not ib.window_text_not) / ib.oracle_near / ib.loo_text / ib.predict_why /
     ib.trend_*: at the defaults and seeds 0-2 the learned window narrows at every step of L (a factor 16 in L),
     stays within 25 % of the oracle bandwidth, and the oracle is the brute-force NW optimum among its grid
     neighbours; leave-one-out's median pick is within a factor 2 of the oracle's; the question's answer is
-    "narrows"."""
-    for seed in SEEDS:
-        s = IB._sweep(DEFAULT["noise"], DEFAULT["n"], seed)
+    "narrows", from every L of the slider."""
+    for values in settings:
+        seed = values[IB.SEED.key]
+        s = _sweep_of(values)
         assert np.all(s["window"][1:] / s["window"][:-1] < 1 / 1.05), (seed, s["window"])
-        assert IB.window_sentence(s) == "ib.window_text_shrinks"
+        said = IB.window_text(s)
+        assert [x.key for x in said] == ["ib.window_text_shrinks", "ib.oracle_near", "ib.loo_text"]
         ratio = s["window"] / s["oracle"]
         assert np.all((ratio < IB.NEAR) & (ratio > 1 / IB.NEAR)), (seed, ratio)
-        summary = IB.summary(s)
-        assert summary["shrinks"] and summary["near"]
-        assert 0.5 < summary["loo_ratio_lo"] <= summary["loo_ratio_hi"] < 2.0, summary
-        assert IB.next_step(s, IB.L.default)["answer"] == 2
-        assert IB.why_sentence(IB.next_step(s, IB.L.default), DEFAULT["noise"]) == "ib.predict_why"
+        assert said[1].values["lo"] == pytest.approx(ratio.min()) and said[1].values["hi"] == pytest.approx(ratio.max())
+        loo = np.asarray(s["loo"]) / np.asarray(s["oracle"])
+        assert 0.5 < loo.min() <= loo.max() < 2.0 and said[2].values["lo"] == pytest.approx(loo.min())
+        question = IB.question(s, values[IB.L.key], values[IB.NOISE.key])
+        assert question.answer == 2 and question.why.key == "ib.predict_why"
         o = incontext.oracle_bandwidth(2.0, DEFAULT["noise"], DEFAULT["n"], seed)["h"]
         i = int(np.argmin(np.abs(incontext.H_GRID - o)))
         here = _brute_nw_error(DEFAULT["noise"], DEFAULT["n"], seed, o)
@@ -99,11 +109,11 @@ def test_the_window_narrows_with_L_and_sits_at_the_oracle():
         assert here <= _brute_nw_error(DEFAULT["noise"], DEFAULT["n"], seed, incontext.H_GRID[i + 1]) + 1e-12
 
 
-@pytest.mark.sweep
-def test_the_window_widens_with_noise_and_narrows_with_context_size():
+@checks(IB.notice, over=(), seeds=SEEDS)
+def test_the_window_widens_with_noise_and_narrows_with_context_size(settings):
     """ib.notice: at L = 2 and seeds 0-2, the window learned at the largest σ is wider than at the smallest, and the
     one learned with the largest context narrower than with the smallest (trained here at that one L)."""
-    for seed in SEEDS:
+    for seed in (values[IB.SEED.key] for values in settings):
         lo, hi = (incontext.train(2.0, s, DEFAULT["n"], seed)["window"] for s in (IB.NOISE.options[1],
                                                                                    IB.NOISE.options[-1]))
         assert hi > lo, (seed, lo, hi)
@@ -112,82 +122,70 @@ def test_the_window_widens_with_noise_and_narrows_with_context_size():
         assert big < small, (seed, small, big)
 
 
-@pytest.mark.sweep
-def test_without_noise_the_window_does_not_depend_on_L():
+@checks(IB.window_text, IB.question, IB.linear_text, fixed={IB.NOISE: 0.0}, **EVERY_L)
+def test_without_noise_the_window_does_not_depend_on_L(settings):
     """ib.window_text_clean / ib.predict_why_clean / ib.linear_always: at σ = 0 (the slider's end) and seeds 0-2 the
     window moves by less than 5 % at every step of L, the page says so and the question's answer is "stays";
     linear attention loses at every L (the reason ib.linear_from gives, noise, is absent)."""
-    for seed in SEEDS:
-        s = IB._sweep(0.0, DEFAULT["n"], seed)
-        assert np.all(np.abs(np.log(s["window"][1:] / s["window"][:-1])) < math.log(1.05)), (seed, s["window"])
-        assert IB.window_sentence(s) == "ib.window_text_clean"
-        step = IB.next_step(s, IB.L.default)
-        assert step["answer"] == 1 and IB.why_sentence(step, 0.0) == "ib.predict_why_clean"
-        assert IB.summary(s)["linear_always_worse"], seed
+    for values in settings:
+        s = _sweep_of(values)
+        assert np.all(np.abs(np.log(s["window"][1:] / s["window"][:-1])) < math.log(1.05)), (values, s["window"])
+        assert IB.window_text(s)[0].key == "ib.window_text_clean"
+        question = IB.question(s, values[IB.L.key], 0.0)
+        assert question.answer == 1 and question.why.key == "ib.predict_why_clean"
+        assert IB.linear_text(s).key == "ib.linear_always", values
 
 
-@pytest.mark.sweep
-def test_when_the_slope_dwarfs_the_noise_the_window_stops_moving():
+@checks(IB.question, over=(), fixed={IB.NOISE: IB.NOISE.options[1], IB.N: IB.N.options[0],
+                                     IB.L: IB.LIPSCHITZ[-1]}, seeds=SEEDS)
+def test_when_the_slope_dwarfs_the_noise_the_window_stops_moving(settings):
     """ib.predict_why_limit: at σ = 0.1 and n = 8, from L = 4 to 8 the window moves by less than 5 % (the answer is
     "stays") and sits within 5 % of the window learned without noise, which is the same at every L, at seeds 0-2."""
-    for seed in SEEDS:
-        noisy, clean = IB._sweep(IB.NOISE.options[1], IB.N.options[0], seed), IB._sweep(0.0, IB.N.options[0], seed)
-        step = IB.next_step(noisy, IB.LIPSCHITZ[-1])
-        assert step["answer"] == 1 and IB.why_sentence(step, IB.NOISE.options[1]) == "ib.predict_why_limit", step
+    for values in settings:
+        seed = values[IB.SEED.key]
+        noisy, clean = _sweep_of(values), IB._sweep(0.0, IB.N.options[0], seed)
+        question = IB.question(noisy, IB.LIPSCHITZ[-1], IB.NOISE.options[1])
+        assert question.answer == 1 and question.why.key == "ib.predict_why_limit", question
         assert abs(noisy["window"][-1] / clean["window"][-1] - 1) < 0.05, (seed, noisy["window"], clean["window"])
         assert np.ptp(np.log(clean["window"])) < math.log(1.05), (seed, clean["window"])
 
 
 def test_the_reason_follows_the_answer():
     """ib.predict_why / ib.predict_why_clean / ib.predict_why_limit / ib.predict_why_widens: which reason goes with
-    which answer (widens: no reason is given, only the two windows)."""
-    step = {"answer": 0}
-    assert IB.why_sentence(step, 0.3) == "ib.predict_why_widens"
-    assert IB.why_sentence({"answer": 1}, 0.0) == "ib.predict_why_clean"
-    assert IB.why_sentence({"answer": 1}, 0.3) == "ib.predict_why_limit"
-    assert IB.why_sentence({"answer": 2}, 0.3) == "ib.predict_why"
+    which answer (widens: no reason is given, only the two windows), on made-up windows."""
+    def sweep(window):
+        return {"window": np.array(window, dtype=float)}
+    assert IB.question(sweep([0.5, 0.6, 0.7, 0.8, 0.9]), 2.0, 0.3).why.key == "ib.predict_why_widens"
+    assert IB.question(sweep([0.5] * 5), 2.0, 0.0).why.key == "ib.predict_why_clean"
+    assert IB.question(sweep([0.5] * 5), 2.0, 0.3).why.key == "ib.predict_why_limit"
+    assert IB.question(sweep([0.5, 0.4, 0.3, 0.2, 0.1]), 2.0, 0.3).why.key == "ib.predict_why"
     assert "because" not in t("ib.predict_why_widens", "en", a=1, b=2, before=0.5, after=0.6)
 
 
-@pytest.mark.sweep
-def test_linear_attention_wins_only_with_much_noise_and_few_points():
+@checks(IB.linear_text, over=(), seeds=SEEDS)
+def test_linear_attention_wins_only_with_much_noise_and_few_points(settings):
     """ib.linear_never: said with its reason (much noise, few points) at σ = 1, n = 8 (both sliders' ends), where
     linear attention is better at every L; at the other corner, σ = 0.1 and n = 128, it loses at every L, at
     seeds 0-2."""
-    for seed in SEEDS:
+    for seed in (values[IB.SEED.key] for values in settings):
         noisy = IB._sweep(IB.NOISE.options[-1], IB.N.options[0], seed)
-        assert IB.summary(noisy)["linear_worse_from"] is None, seed              # ib.linear_never is the sentence
+        assert IB.linear_text(noisy).key == "ib.linear_never", seed
         assert np.all(noisy["linear_error"] < noisy["softmax_error"]), (seed, noisy["linear_error"])
         clean = IB.summary(IB._sweep(IB.NOISE.options[1], IB.N.options[-1], seed))
         assert clean["linear_always_worse"], (seed, clean)
 
 
-@pytest.mark.sweep
-def test_linear_attention_sentence_follows_the_errors():
+@checks(IB.linear_text, over=(), seeds=SEEDS)
+def test_linear_attention_sentence_follows_the_errors(settings):
     """ib.linear_always / ib.linear_from / ib.linear_never: which sentence the page says, from the errors measured."""
-    for seed in SEEDS:
-        s = IB._sweep(DEFAULT["noise"], DEFAULT["n"], seed)
+    for values in settings:
+        s = _sweep_of(values)
         worse = s["linear_error"] > s["softmax_error"]
-        summary = IB.summary(s)
-        assert summary["linear_always_worse"] == bool(worse.all())
         first = next((s["L"][i] for i in range(len(worse)) if worse[i:].all()), None)
-        assert summary["linear_worse_from"] == first
-        assert worse[-1], seed                      # at the steepest tasks linear attention loses
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_page_says_what_the_sweep_shows(lang):
-    at = page("icl_bandwidth", timeout=600)
-    at.session_state["ui.lang"] = lang
-    at.run()
-    assert_clean(at)
-    s = IB.summary(IB._sweep(DEFAULT["noise"], DEFAULT["n"], 0))
-    text = " ".join(m.value for m in at.markdown)
-    assert t("ib.window_text_shrinks", lang, factor=s["factor"], lo=IB.LIPSCHITZ[0], hi=IB.LIPSCHITZ[-1]) in text
-    assert t("ib.oracle_near", lang, lo=s["ratio_lo"], hi=s["ratio_hi"], pct=IB.NEAR - 1) in text
-    r = IB._direction(IB.L.default, DEFAULT["noise"], DEFAULT["n"], 0)
-    assert t("ib.direction_aligned", lang, alignment=r["alignment"], isotropic=r["isotropic_alignment"]) in text
-    assert t("ib.direction_better", lang, error=r["error"], iso=r["isotropic_error"]) in text
+        said = IB.linear_text(s)
+        assert said.key == ("ib.linear_always" if worse.all() else "ib.linear_from" if first else "ib.linear_never")
+        assert said.values["l"] == first
+        assert worse[-1], values                    # at the steepest tasks linear attention loses
 
 
 def test_direction_tasks_vary_along_b_only_with_slope_L():
@@ -225,27 +223,28 @@ def test_the_full_matrix_unit_and_the_alignment_written_out():
     assert incontext.alignment(2.0 * np.eye(8), b) == pytest.approx(1 / math.sqrt(8))
 
 
-@pytest.mark.sweep
-def test_the_matrix_finds_the_direction_and_beats_every_single_window():
+@checks(IB.direction_text, **EVERY_L)
+def test_the_matrix_finds_the_direction_and_beats_every_single_window(settings):
     """ib.direction_aligned (so not ib.direction_not) / ib.direction_better: at the page's default σ and n, at the
     ends and middle of the L grid and seeds 0-2, M's alignment with bbᵀ is at least ``ALIGNED`` (0.7; c·I scores
     0.35) and its error is below the best M = w·I's, which is itself no worse than w·I at three widths computed
     here in numpy on the same tasks."""
-    for seed in SEEDS:
-        for lip in (IB.LIPSCHITZ[0], IB.LIPSCHITZ[2], IB.LIPSCHITZ[-1]):
-            r = IB._direction(lip, DEFAULT["noise"], DEFAULT["n"], seed)
-            s = IB.direction_summary(r)
-            assert s["aligned"] and s["alignment"] >= IB.ALIGNED, (seed, lip, s)
-            assert s["better"] and r["error"] < r["isotropic_error"], (seed, lip, s)
-            assert s["isotropic"] == pytest.approx(1 / math.sqrt(8))
-            held = incontext.direction_contexts(incontext.EVAL_TASKS, lip, DEFAULT["noise"], DEFAULT["n"],
-                                                torch.as_tensor(r["direction"]),
-                                                torch.Generator().manual_seed(50_000 + seed))
-            x, q, y, f = (held[k].numpy() for k in ("x", "query", "y", "target"))
-            for w in (0.3, 3.0, 30.0):
-                logits = w * np.einsum("tnd,td->tn", x, q)
-                k = np.exp(logits - logits.max(1, keepdims=True))
-                assert r["isotropic_error"] <= np.mean(((k * y).sum(1) / k.sum(1) - f) ** 2) + 1e-12
+    for values in settings:
+        seed, lip = values[IB.SEED.key], values[IB.L.key]
+        r = IB.figures(values)["direction_matrix"].data()
+        assert [x.key for x in IB.direction_text(r)] == ["ib.direction_aligned", "ib.direction_better"]
+        s = IB.direction_summary(r)
+        assert s["aligned"] and s["alignment"] >= IB.ALIGNED, (seed, lip, s)
+        assert s["better"] and r["error"] < r["isotropic_error"], (seed, lip, s)
+        assert s["isotropic"] == pytest.approx(1 / math.sqrt(8))
+        held = incontext.direction_contexts(incontext.EVAL_TASKS, lip, DEFAULT["noise"], DEFAULT["n"],
+                                            torch.as_tensor(r["direction"]),
+                                            torch.Generator().manual_seed(50_000 + seed))
+        x, q, y, f = (held[k].numpy() for k in ("x", "query", "y", "target"))
+        for w in (0.3, 3.0, 30.0):
+            logits = w * np.einsum("tnd,td->tn", x, q)
+            k = np.exp(logits - logits.max(1, keepdims=True))
+            assert r["isotropic_error"] <= np.mean(((k * y).sum(1) / k.sum(1) - f) ** 2) + 1e-12
 
 
 def test_the_direction_sentences_follow_the_numbers():
@@ -262,15 +261,10 @@ def test_the_direction_sentences_follow_the_numbers():
 
 
 def test_the_question_asks_about_the_step_from_the_current_L():
-    """ib.predict_q: the question names the current L and the next of the grid (from the last, the one before),
-    also on a first visit that trains the grid behind the progress bar."""
-    at = page("icl_bandwidth", timeout=600)
-    at.session_state["ui.predict"] = True
-    IB._POINTS.pop((IB.LIPSCHITZ[-1], DEFAULT["noise"], DEFAULT["n"], 0), None)   # a point to train on this run
-    at.run()
-    assert_clean(at)
-    asked = [m.value for m in at.markdown if t("ui.predict_first", "en") in m.value]
-    assert asked and t("ib.predict_q", "en", a=2.0, b=4.0) in asked[0], asked
-    at.select_slider(key="ib.lipschitz").set_value(IB.LIPSCHITZ[-1]).run()
-    asked = [m.value for m in at.markdown if t("ui.predict_first", "en") in m.value]
-    assert t("ib.predict_q", "en", a=IB.LIPSCHITZ[-2], b=IB.LIPSCHITZ[-1]) in asked[0], asked
+    """ib.predict_q: the question names the current L and the next of the grid (from the last, the one before)."""
+    values = defaults(IB.PARAMS)
+    IB.train_missing(DEFAULT["noise"], DEFAULT["n"], 0)
+    s = IB.figures(values)["learned_window"].data()
+    assert str(IB.question(s, 2.0, DEFAULT["noise"]).asked) == t("ib.predict_q", "en", a=2.0, b=4.0)
+    assert str(IB.question(s, IB.LIPSCHITZ[-1], DEFAULT["noise"]).asked) == \
+        t("ib.predict_q", "en", a=IB.LIPSCHITZ[-2], b=IB.LIPSCHITZ[-1])

@@ -1,4 +1,6 @@
-"""Claims of the Kernel regression page, checked on the data its figures draw."""
+"""Claims of the Kernel regression page, checked on the data its figures draw, over the sweep of its settings (both
+datasets, the n and noise sliders' ends and middle, every kernel, the bandwidth slider's ends and middle, seeds
+0-4). Headless: the lesson's functions against estimates, errors and leave-one-out scores written out here."""
 
 import math
 
@@ -8,14 +10,26 @@ import torch
 
 from explorer.bandwidth import loo_cv_scores, select_bandwidth, silverman_bandwidth
 from explorer.data import DATASETS, make_dataset, query_grid
-from explorer.i18n import t
 from explorer.kernels import KERNELS, equivalent_bandwidth
 from explorer.lessons import kernel_regression as kr_lesson
 from explorer.lessons import shared as shared_lesson
-from explorer.lessons.shared import BANDWIDTHS, presets, snap_bandwidth
+from explorer.lessons.params import defaults
+from explorer.lessons.shared import (
+    BANDWIDTH,
+    BANDWIDTHS,
+    DATASET,
+    KERNEL,
+    NOISE,
+    N,
+    data_of,
+    presets,
+    snap_bandwidth,
+)
 from explorer.regression import nadaraya_watson, nw_weights
-from tests.app.helpers import assert_clean, page, set_bandwidth, upload
-from tests.lessons.sweep import SEEDS, ends
+from tests.lessons.sweep import checks
+
+# each dataset at its own n and noise (where its presets are labelled), besides one setting at a time
+AT_DATASET_DEFAULTS = [{DATASET: name, N: spec.default_n, NOISE: spec.default_noise} for name, spec in DATASETS.items()]
 
 WIDE = [k for k in KERNELS if KERNELS[k].canonical]          # every kernel with a width
 
@@ -33,56 +47,39 @@ def _preset_mse(name, n, noise, seed, kernel="gaussian"):
     g = query_grid(d)
     out = {}
     for label, h in presets(name).items():
-        w = np.exp(-(g[:, None] - d.x[None, :]) ** 2 / (2 * h * h) - 0.0)
+        logw = -(g[:, None] - d.x[None, :]) ** 2 / (2 * h * h)
+        w = np.exp(logw - logw.max(1, keepdims=True))            # the log domain: a far query is no 0/0
         est = (w @ d.y) / w.sum(1)
         out[label] = float(np.nanmean((est - d.true_fn(g)) ** 2))
     return out
 
 
-@pytest.mark.sweep
-@pytest.mark.parametrize("name", list(DATASETS))
-def test_preset_labels_hold_at_each_datasets_defaults(name):
+@checks(shared_lesson.presets_caption, lesson=kr_lesson, over=(), also=AT_DATASET_DEFAULTS)
+def test_preset_labels_hold_at_each_datasets_defaults(settings):
     """nw.presets: at the dataset's own n and noise, "good" has the lowest error, by more than the 1.5x margin
-    the verdict asks for, at every seed 0-4."""
-    spec = DATASETS[name]
-    for seed in SEEDS:
-        mse = _preset_mse(name, spec.default_n, spec.default_noise, seed)
+    the verdict asks for, at every seed 0-4, and the caption labels them."""
+    for values in settings:
+        name, n, noise, seed = (values[p.key] for p in (DATASET, N, NOISE, shared_lesson.SEED))
+        if (n, noise) != (DATASETS[name].default_n, DATASETS[name].default_noise):
+            continue
+        mse = _preset_mse(name, n, noise, seed)
         assert shared_lesson.preset_verdict(mse), (seed, mse)
         assert mse["over-fit"] > 1.5 * mse["good"] and mse["over-smooth"] > 1.5 * mse["good"]
-    assert all(h in BANDWIDTHS for h in presets(name).values())          # a preset is exactly on the grid
+        assert shared_lesson.presets_caption(name, "gaussian", data_of(values)).key == "nw.presets"
+        assert all(h in BANDWIDTHS for h in presets(name).values())          # a preset is exactly on the grid
 
 
-@pytest.mark.sweep
-def test_presets_caption_follows_the_data_shown():
-    """nw.presets / nw.presets_fail: the caption labels the presets exactly when the errors on the data shown bear
-    the labels out, at the n and noise sliders' ends and middle and seeds 0-4 (Gaussian kernel)."""
-    from explorer.lessons.shared import NOISE, N
-
-    at = page("kernel_regression")
-    listing = " · ".join(f"{h:g} {t('nw.preset.' + label)}" for label, h in presets("sine_mix").items())
-    for seed in SEEDS:
-        for n, noise in [(n, 0.3) for n in ends(N)] + [(200, noise) for noise in ends(NOISE)]:
-            at.slider(key="data.n").set_value(n)
-            at.slider(key="data.noise").set_value(noise)
-            at.number_input(key="data.seed").set_value(seed).run()
-            assert_clean(at)
-            caption = next(c.value for c in at.caption if c.value.startswith("Presets"))
-            holds = shared_lesson.preset_verdict(_preset_mse("sine_mix", n, noise, seed))
-            labelled = caption == t("nw.presets", presets=listing, kernel=t("kernel.gaussian"))
-            assert labelled == holds, (seed, n, noise, caption)
-            if not holds:
-                assert caption.startswith(t("nw.presets_fail", presets=listing, dataset=t("dataset.sine_mix"),
-                                            n=200, noise=0.3, kernel=t("kernel.gaussian"))[:60])
-
-
-def test_picking_a_dataset_loads_its_defaults():
-    at = page("kernel_regression")
-    at.selectbox(key="data.name").set_value("d2l").run()
-    assert_clean(at)
-    spec = DATASETS["d2l"]
-    assert at.session_state["data.n"] == spec.default_n == 40
-    assert at.session_state["data.noise"] == spec.default_noise == 1.0
-    assert at.session_state["nw.bandwidth"] == spec.presets[1] == 0.5
+@checks(shared_lesson.presets_caption, lesson=kr_lesson, over=(DATASET, N, NOISE))
+def test_presets_caption_follows_the_data_shown(settings):
+    """nw.presets / nw.presets_fail: the caption labels the presets exactly when the errors on the data shown bear the
+    labels out (errors written out here), at the n and noise sliders' ends and middle, both datasets and seeds 0-4
+    (Gaussian kernel); otherwise it says at which n and noise they were labelled."""
+    for values in settings:
+        name, n, noise, seed = (values[p.key] for p in (DATASET, N, NOISE, shared_lesson.SEED))
+        holds = shared_lesson.preset_verdict(_preset_mse(name, n, noise, seed))
+        said = shared_lesson.presets_caption(name, "gaussian", data_of(values))
+        assert said.key == ("nw.presets" if holds else "nw.presets_fail"), values
+        assert said.values["n"] == DATASETS[name].default_n and said.values["noise"] == DATASETS[name].default_noise
 
 
 def _moments(kernel):
@@ -92,6 +89,7 @@ def _moments(kernel):
     return u, k, np.sqrt(np.trapezoid(u * u * k, u)), np.trapezoid(k * k, u)
 
 
+@checks(kr_lesson.help_texts, kr_lesson.width_rows)
 @pytest.mark.parametrize("kernel", WIDE)
 def test_kernel_widths_and_canonical_bandwidths_by_integration(kernel):
     """kr.width_text / kr.same_width_help: the standard deviations it lists and the δ_K rule (the toggle draws
@@ -102,52 +100,26 @@ def test_kernel_widths_and_canonical_bandwidths_by_integration(kernel):
     assert sd == pytest.approx(stated, rel=1e-4)
     assert KERNELS[kernel].sd == pytest.approx(sd, rel=1e-4)
     assert KERNELS[kernel].canonical == pytest.approx((rk / sd ** 4) ** 0.2, rel=1e-4)
+    row = next(r for r in kr_lesson.width_rows() if r.values["kernel"].key == f"kernel.{kernel}")
+    assert row.values["delta"] == pytest.approx((rk / sd ** 4) ** 0.2, rel=1e-4)
 
 
-N_RANGE = (10, 200, 2000)            # the n slider's ends and its default
-NOISE_RANGE = (0.0, 0.3, 2.0)        # the noise slider's ends and its default
-
-
-def _width_text_on_page(name, n, noise, seed):
-    at = page("kernel_regression")
-    at.selectbox(key="data.name").set_value(name).run()
-    at.slider(key="data.n").set_value(n).run()
-    at.slider(key="data.noise").set_value(noise).run()
-    at.number_input(key="data.seed").set_value(seed).run()
-    assert_clean(at)
-    return next(m.value for m in at.markdown if m.value.startswith(t("kr.width_text")[:40]))
-
-
-@pytest.mark.sweep
-@pytest.mark.parametrize("name", list(DATASETS))
-def test_width_text_says_what_the_optima_do_at_every_seed(name):
+@checks(kr_lesson.width_text, over=(N, NOISE), also=AT_DATASET_DEFAULTS)
+def test_width_text_says_what_the_optima_do(settings):
     """kr.width_optima / kr.width_optima_not_closer: the page quotes the five global LOO optima's ratio raw and in
-    Gaussian units (computed here with the canonical bandwidths written out, not the product's conversion), and
-    says the units bring them closer exactly when they do; over seeds 0-4 at the dataset's defaults."""
+    Gaussian units (computed here with the canonical bandwidths written out, not the product's conversion), and says
+    the units bring them closer exactly when they do; over seeds 0-4, both datasets at their defaults and the n and
+    noise sliders' ends and middle."""
     delta = {"gaussian": 0.7764, "boxcar": 1.3510, "epanechnikov": 1.7188, "triangular": 1.8882, "laplace": 0.5743}
-    spec = DATASETS[name]
-    for seed in SEEDS:
-        d = make_dataset(name, spec.default_n, spec.default_noise, seed)
-        optima = {k: select_bandwidth(d.x, d.y, k) for k in WIDE}
+    for values in settings:
+        data = data_of(values)
+        optima = {k: select_bandwidth(data["x"], data["y"], k) for k in WIDE}
         units = [h * delta["gaussian"] / delta[k] for k, h in optima.items()]
         raw = max(optima.values()) / min(optima.values())
         ratio = max(units) / min(units)
-        key = "kr.width_optima" if ratio < raw else "kr.width_optima_not_closer"
-        text = _width_text_on_page(name, spec.default_n, spec.default_noise, seed)
-        assert t(key, lo=min(units), hi=max(units), units=ratio, raw=raw) \
-            in text, (seed, text)
-
-
-def test_width_text_at_the_ends_of_the_n_and_noise_sliders():
-    """The same sentence at the n and noise sliders' ends and middle (sine mix, seed 0; every seed at the defaults
-    is the test above): its numbers and its branch are the optima's."""
-    for seed in (0,):
-        for n, noise in [(n, 0.3) for n in N_RANGE] + [(200, noise) for noise in NOISE_RANGE]:
-            d = make_dataset("sine_mix", n, noise, seed)
-            agree = kr_lesson.width_agreement({k: select_bandwidth(d.x, d.y, k) for k in WIDE})
-            key = "kr.width_optima" if agree["closer"] else "kr.width_optima_not_closer"
-            want = t(key, lo=agree['lo'], hi=agree['hi'], units=agree['units'], raw=agree['raw'])
-            assert want in _width_text_on_page("sine_mix", n, noise, seed), (n, noise)
+        said = kr_lesson.width_text(optima)[1]
+        assert said.key == ("kr.width_optima" if ratio < raw else "kr.width_optima_not_closer"), values
+        assert said.values["units"] == pytest.approx(ratio, rel=1e-3) and said.values["raw"] == pytest.approx(raw)
     # Silverman's rule carries over by the same factor as the widths
     d = make_dataset("sine_mix", 200, 0.3, 0)
     for k in WIDE:
@@ -158,57 +130,56 @@ SWEEP_DATA = [(name, n, noise) for name in DATASETS for n in (10, DATASETS[name]
               for noise in (0.0, DATASETS[name].default_noise, 2.0)]
 
 
-@pytest.mark.sweep
-def test_kernel_regression_notice_holds_over_the_sliders():
+@checks(kr_lesson.notice, over=(DATASET, N, NOISE), also=AT_DATASET_DEFAULTS)
+def test_kernel_regression_notice_holds_over_the_sliders(settings):
     """kr.notice, lines 1-3, for every kernel, seeds 0-4, both datasets, n and noise at their ends and defaults,
     and bandwidths across the slider: the estimate stays in [min y, max y]; compact kernels are undefined exactly
     where no point lies within h and the others never; at a small h each estimate rests on points within a few h
     of its query; as h grows without bound it becomes the mean of y."""
-    for name, n, noise in SWEEP_DATA:
-        for seed in SEEDS:
-            d = make_dataset(name, n, noise, seed)
-            g = torch.tensor(query_grid(d))
-            x, y = torch.tensor(d.x), torch.tensor(d.y)
-            near = (g[:, None] - x[None, :]).abs()
-            for kernel in KERNELS:
-                for h in (0.01, 0.2, 20.0):
-                    est = nadaraya_watson(g, x, y, kernel, h)
-                    ok = ~torch.isnan(est)
-                    assert bool(((est[ok] >= y.min() - 1e-12) & (est[ok] <= y.max() + 1e-12)).all())
-                    if KERNELS[kernel].compact:
-                        assert torch.equal(~ok, ~(near <= h).any(1)), (name, n, seed, kernel, h)
-                    else:
-                        assert bool(ok.all()), (name, n, seed, kernel, h)
-                far = nadaraya_watson(g, x, y, kernel, 1e6)
-                assert float((far - y.mean()).abs().max()) < 1e-6 * (1 + float(y.abs().max()))
-            # small h (Gaussian): queries with a point within h put less than 1e-6 of their weight beyond 6h
-            w = nw_weights(g, x, "gaussian", 0.01)
-            covered = (near <= 0.01).any(1)
-            assert float((w * (near > 0.06))[covered].sum(1).max()) < 1e-6
+    for values in settings:
+        d = make_dataset(*(values[p.key] for p in (DATASET, N, NOISE, shared_lesson.SEED)))
+        g = torch.tensor(query_grid(d))
+        x, y = torch.tensor(d.x), torch.tensor(d.y)
+        near = (g[:, None] - x[None, :]).abs()
+        for kernel in KERNELS:
+            for h in (0.01, 0.2, 20.0):
+                est = nadaraya_watson(g, x, y, kernel, h)
+                ok = ~torch.isnan(est)
+                assert bool(((est[ok] >= y.min() - 1e-12) & (est[ok] <= y.max() + 1e-12)).all())
+                if KERNELS[kernel].compact:
+                    assert torch.equal(~ok, ~(near <= h).any(1)), (values, kernel, h)
+                else:
+                    assert bool(ok.all()), (values, kernel, h)
+            far = nadaraya_watson(g, x, y, kernel, 1e6)
+            assert float((far - y.mean()).abs().max()) < 1e-6 * (1 + float(y.abs().max()))
+        # small h (Gaussian): queries with a point within h put less than 1e-6 of their weight beyond 6h
+        w = nw_weights(g, x, "gaussian", 0.01)
+        covered = (near <= 0.01).any(1)
+        assert float((w * (near > 0.06))[covered].sum(1).max()) < 1e-6
 
 
-@pytest.mark.sweep
-def test_silverman_and_the_loo_optimum_the_notice_quotes():
+@checks(kr_lesson.notice, over=(DATASET, N, NOISE, KERNEL), also=AT_DATASET_DEFAULTS)
+def test_silverman_and_the_loo_optimum_the_notice_quotes(settings):
     """kr.notice, line 4, and kr.notice_first / kr.notice_error: the page quotes Silverman's h (the formula written
-    out here), the leave-one-out optimum, and the preset errors against the true function, at seeds 0-4 of both
-    datasets."""
-    at = page("kernel_regression")
-    for name in DATASETS:
-        spec = DATASETS[name]
-        at.selectbox(key="data.name").set_value(name).run()
-        for seed in SEEDS:
-            at.number_input(key="data.seed").set_value(seed).run()
-            assert_clean(at)
-            d = make_dataset(name, spec.default_n, spec.default_noise, seed)
-            q75, q25 = np.quantile(d.x, [0.75, 0.25])
-            silverman = 0.9 * min(d.x.std(ddof=1), (q75 - q25) / 1.34) * len(d.x) ** -0.2
-            h_opt = select_bandwidth(d.x, d.y, "gaussian")
-            text = next(m.value for m in at.markdown if m.value.startswith("- On this data"))
-            assert t("kr.notice", silverman=silverman, h=h_opt).split("\n")[-1] in text
-            assert f"h ≈ {h_opt:.3g}" in text
-            mse = _preset_mse(name, spec.default_n, spec.default_noise, seed)
+    out here, for the Gaussian kernel), the leave-one-out optimum, and the preset errors against the true function
+    (the Gaussian's written out here), over the sweep."""
+    for values in settings:
+        name, n, noise, seed = (values[p.key] for p in (DATASET, N, NOISE, shared_lesson.SEED))
+        kernel = values[KERNEL.key]
+        data = data_of(values)
+        loo = kr_lesson.figures(values, data)["loo_cv"].data()
+        errors = kr_lesson.preset_errors(data, kernel, presets(name).values())
+        first, rest = kr_lesson.notice(data, loo, kernel, errors)
+        h_opt = select_bandwidth(data["x"], data["y"], kernel)
+        assert first.values["h"] == h_opt and rest.values["h"] == h_opt
+        if kernel == "gaussian":
+            q75, q25 = np.quantile(data["x"], [0.75, 0.25])
+            silverman = 0.9 * min(data["x"].std(ddof=1), (q75 - q25) / 1.34) * len(data["x"]) ** -0.2
+            assert rest.values["silverman"] == pytest.approx(silverman)
+            mse = _preset_mse(name, n, noise, seed)
+            quoted = {e.values["h"]: e.values["mse"] for e in first.values["errors"].parts}
             for label, h in presets(name).items():
-                assert t("kr.notice_error", mse=mse[label], h=h) in text, (name, seed, label)
+                assert quoted[h] == pytest.approx(mse[label], rel=1e-9), (values, label)
 
 
 def _loo_brute(x, y, h):
@@ -220,35 +191,35 @@ def _loo_brute(x, y, h):
     return float(np.mean(errors))
 
 
-@pytest.mark.sweep
-def test_loo_text_and_its_caption_over_the_sliders():
+@checks(kr_lesson.loo_text, kr_lesson.loo_ends_caption, over=(DATASET, N, NOISE), also=AT_DATASET_DEFAULTS)
+def test_loo_text_and_its_caption_over_the_sliders(settings):
     """kr.loo_text: a compact kernel has no score exactly below the largest nearest-neighbour distance (and a
     score above it), over seeds 0-4, both datasets and the n and noise sliders. kr.loo_ends: the caption quotes the
     ratios of the curve the page draws, whose ends are checked here against a numpy leave-one-out loop."""
     LOO_BANDWIDTHS = kr_lesson.LOO_BANDWIDTHS
 
-    for name, n, noise in SWEEP_DATA:
-        for seed in SEEDS:
-            d = make_dataset(name, n, noise, seed)
-            xs = np.sort(d.x)
-            gaps = np.diff(xs)
-            reach = np.maximum.reduce([np.minimum(np.r_[gaps[:1], gaps], np.r_[gaps, gaps[-1:]])])
-            largest = float(reach.max())
-            for kernel in ("boxcar", "epanechnikov", "triangular"):
-                hs = [largest * 0.99, largest * 1.01]
-                below, above = loo_cv_scores(d.x, d.y, kernel, hs).numpy()
-                assert math.isinf(below) and math.isfinite(above), (name, n, seed, kernel)
-    at = page("kernel_regression")
-    for seed in SEEDS:
-        at.number_input(key="data.seed").set_value(seed).run()
-        d = make_dataset("sine_mix", 200, 0.3, seed)
+    for values in settings:
+        name, n = values[DATASET.key], values[N.key]
+        seed = values[shared_lesson.SEED.key]
+        d = make_dataset(name, n, values[NOISE.key], seed)
+        xs = np.sort(d.x)
+        gaps = np.diff(xs)
+        reach = np.maximum.reduce([np.minimum(np.r_[gaps[:1], gaps], np.r_[gaps, gaps[-1:]])])
+        largest = float(reach.max())
+        for kernel in ("boxcar", "epanechnikov", "triangular"):
+            hs = [largest * 0.99, largest * 1.01]
+            below, above = loo_cv_scores(d.x, d.y, kernel, hs).numpy()
+            assert math.isinf(below) and math.isfinite(above), (name, n, seed, kernel)
         scores = np.array([_loo_brute(d.x, d.y, h) for h in (LOO_BANDWIDTHS[0], LOO_BANDWIDTHS[-1])])
         best = loo_cv_scores(d.x, d.y, "gaussian", LOO_BANDWIDTHS).numpy().min()
-        want = t("kr.loo_ends", h_lo=LOO_BANDWIDTHS[0], r_lo=scores[0] / best,
-                 h_hi=LOO_BANDWIDTHS[-1], r_hi=scores[1] / best)
-        assert any(c.value == want for c in at.caption), (seed, want)
+        said = kr_lesson.loo_ends_caption(kr_lesson.figures(values)["loo_cv"].data(), "gaussian")
+        if np.isfinite(scores[0]):
+            assert said.values["h_lo"] == LOO_BANDWIDTHS[0]
+            assert said.values["r_lo"] == pytest.approx(scores[0] / best, rel=1e-6), values
+        assert said.values["r_hi"] == pytest.approx(scores[1] / best, rel=1e-6), values
 
 
+@checks(kr_lesson.formula_text)
 def test_formula_text_gaussian_weights_are_a_softmax():
     """kr.formula_text: with the Gaussian kernel, the NW weights are softmax_i(−(x − xᵢ)²/(2h²))."""
     d = make_dataset("sine_mix", 50, 0.3, 0)
@@ -258,47 +229,49 @@ def test_formula_text_gaussian_weights_are_a_softmax():
     assert torch.allclose(nw_weights(q, x, "gaussian", 0.3), ref, atol=1e-14)
 
 
-@pytest.mark.sweep
-def test_undefined_readout_counts_the_queries_with_no_point_within_h():
-    """kr.undefined: the count it prints is the number of grid queries with no training point within h, for each
-    compact kernel at small bandwidths and seeds 0-4."""
-    at = page("kernel_regression")
-    for kernel in ("boxcar", "epanechnikov", "triangular"):
-        at.selectbox(key="nw.kernel").set_value(kernel).run()
-        for seed in SEEDS:
-            at.number_input(key="data.seed").set_value(seed).run()
-            for h in (0.01, 0.02):
-                set_bandwidth(at, h)
-                d = make_dataset("sine_mix", 200, 0.3, seed)
-                g = query_grid(d)
-                empty = int((~(np.abs(g[:, None] - d.x[None, :]) <= h).any(1)).sum())
-                shown = [m.value for m in at.markdown if "undefined at" in m.value]
-                if empty:
-                    assert any(f"undefined at {empty} of {len(g)} query points" in v for v in shown), (kernel, h)
-                else:
-                    assert not shown
+@checks(kr_lesson.readouts, over=(DATASET, N, NOISE), together=(KERNEL, BANDWIDTH))
+def test_undefined_readout_counts_the_queries_with_no_point_within_h(settings):
+    """kr.readout / kr.undefined: the readout quotes the fit's error against the true function (written out here for
+    the Gaussian kernel) and the number of grid queries with no training point within h (counted here), for every
+    kernel at the bandwidth slider's ends and middle, over the data settings and seeds 0-4."""
+    for values in settings:
+        data = data_of(values)
+        kernel, h = values[KERNEL.key], values[BANDWIDTH.key]
+        fit = kr_lesson.figures(values, data)["fit"].data()
+        (line,) = kr_lesson.readouts(fit)
+        g = data["x_grid"]
+        empty = int((~(np.abs(g[:, None] - data["x"][None, :]) <= h).any(1)).sum()) if KERNELS[kernel].compact else 0
+        undefined = line.values["undefined"]
+        assert (undefined == "") == (empty == 0), values
+        if empty:
+            assert (undefined.values["n"], undefined.values["m"]) == (empty, len(g))
+        if kernel == "gaussian":
+            logw = -(g[:, None] - data["x"][None, :]) ** 2 / (2 * h * h)
+            w = np.exp(logw - logw.max(1, keepdims=True))
+            est = (w @ data["y"]) / w.sum(1)
+            assert line.values["line"].values["mse"] == pytest.approx(np.mean((est - data["true"]) ** 2), rel=1e-6)
 
 
+@checks(kr_lesson.snap_caption)
 def test_snap_caption():
     """kr.snap: every bandwidth from 0.01 to 20 snaps to a grid value within the percentage it quotes."""
     bound = kr_lesson.snap_error(BANDWIDTHS)
     worst = max(max(snap_bandwidth(h) / h, h / snap_bandwidth(h)) - 1 for h in np.logspace(-2, np.log10(20), 4001))
     assert worst <= bound + 1e-12 and worst > 0.9 * bound
     assert bound < 0.05
-    assert f"{bound:.1%}" in t("kr.snap", pct=bound)
+    assert f"{bound:.1%}" in str(kr_lesson.snap_caption(BANDWIDTHS))
 
 
+@checks(shared_lesson.presets_caption, kr_lesson.notice)
 def test_upload_presets_and_notice():
     """nw.presets_upload / kr.notice_first_upload: an upload gets unlabelled presets and the LOO optimum
     computed on its own rows."""
-    at = page("kernel_regression")
-    at.selectbox(key="data.name").set_value("upload").run()
-    rows = "x,y\n" + "\n".join(f"{x:.3f},{math.sin(x) + 0.1 * math.cos(7 * x):.4f}" for x in np.linspace(-3, 3, 60))
-    upload(at, ("s.csv", rows.encode(), "text/csv"))
-    assert_clean(at)
-    assert any(c.value == t("nw.presets_upload") for c in at.caption)
     grid = np.linspace(-3, 3, 60)
-    xs = np.array([float(f"{x:.3f}") for x in grid])          # the values the file holds
+    xs = np.array([float(f"{x:.3f}") for x in grid])
     ys = np.array([float(f"{math.sin(x) + 0.1 * math.cos(7 * x):.4f}") for x in grid])
-    h = select_bandwidth(xs, ys, "gaussian")
-    assert any(m.value.startswith(t("kr.notice_first_upload", h=h).strip()) for m in at.markdown)
+    data = {"x": xs, "y": ys, "x_grid": np.linspace(xs.min(), xs.max(), 400), "true": None}
+    assert shared_lesson.presets_caption("upload:abc", "gaussian", data).key == "nw.presets_upload"
+    values = {**defaults(kr_lesson.PARAMS), DATASET.key: "upload"}
+    loo = kr_lesson.figures(values, data)["loo_cv"].data()
+    first = kr_lesson.notice(data, loo, "gaussian", None)[0]
+    assert first.key == "kr.notice_first_upload" and first.values["h"] == select_bandwidth(xs, ys, "gaussian")

@@ -1,4 +1,5 @@
-"""Claims of the Live training page, checked by training the tasks at their own defaults."""
+"""Claims of the Live training page, checked by training the tasks at their own defaults. Headless: the lesson's
+functions and the live run, no page."""
 
 import math
 
@@ -9,6 +10,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from explorer.i18n import t
 from explorer.lessons import live_training as lt_lesson
+from explorer.lessons.params import defaults
 from explorer.training import (
     COLLAPSE_STEPS,
     TASKS,
@@ -20,11 +22,24 @@ from explorer.training import (
     head_warnings,
     learning_rate,
     make_task,
+    metric_key,
 )
-from tests.app.helpers import assert_clean, page
-from tests.lessons.sweep import SEEDS
+from explorer.training.live import LiveRun
+from explorer.training.slots import Slots
+from tests.lessons.sweep import checks
+
+TASK = lt_lesson.TASK
+INDUCTION = {"over": (), "fixed": {TASK: "induction"}, "seeds": tuple(lt_lesson.INDUCTION_SEEDS["seeds"]),
+             "lesson": lt_lesson}
 
 
+def _trained(values, steps):
+    trainer = Trainer.for_task(values[TASK.key], seed=values[lt_lesson.SEED.key])
+    trainer.step(steps)
+    return trainer
+
+
+@checks(lt_lesson.scores_caption)
 def test_scores_by_brute_force():
     """lt.scores_caption: prevtok and induction are the weights described, checked with plain loops."""
     task = make_task("induction")
@@ -50,37 +65,44 @@ def test_scores_by_brute_force():
 
 
 @pytest.mark.slow
-@pytest.mark.sweep
-def test_reverse_and_sort_watch_texts():
+@checks(lt_lesson.watch, lt_lesson.head_notes, over=(), also=[{TASK: "sort"}])
+def test_reverse_and_sort_watch_texts(settings):
     """watch.reverse: at seeds 0-4 the maps become an anti-diagonal in every head within 300 steps and the
     near-duplicate notice appears. watch.sort: the maps depend on the content (two inputs, two different maps)."""
-    for seed in SEEDS:
-        tr = Trainer.for_task("reverse", seed=seed)
-        tr.step(300)
-        maps = tr.attention_maps()[0]
-        T = maps.shape[-1]
-        for h in range(maps.shape[0]):
-            assert float(maps[h][torch.arange(T), T - 1 - torch.arange(T)].mean()) > 0.9, (seed, h)
-        kinds = [k for k, *_ in head_warnings(tr.history, 1, 2, tr.task.entropy_ceiling())]
-        assert "duplicate" in kinds, seed
-        sort = Trainer.for_task("sort", seed=seed)
-        sort.step(200)
-        a, b = (sort.task.batch(1, torch.Generator().manual_seed(s)) for s in (1, 2))
-        with torch.no_grad():
-            wa, wb = sort.model(a.inputs)[1][0], sort.model(b.inputs)[1][0]
-        assert float((wa - wb).abs().max()) > 0.3, seed
+    for values in settings:
+        seed = values[lt_lesson.SEED.key]
+        if values[TASK.key] == "reverse":
+            tr = _trained(values, 300)
+            assert lt_lesson.watch(tr).values["text"].key == "watch.reverse"
+            maps = tr.attention_maps()[0]
+            T = maps.shape[-1]
+            for h in range(maps.shape[0]):
+                assert float(maps[h][torch.arange(T), T - 1 - torch.arange(T)].mean()) > 0.9, (seed, h)
+            kinds = [k for k, *_ in head_warnings(tr.history, 1, 2, tr.task.entropy_ceiling())]
+            assert "duplicate" in kinds, seed
+            assert any(n.values["line"].key == "lt.duplicate" for n in lt_lesson.head_notes(tr))
+        else:
+            sort = _trained(values, 200)
+            assert lt_lesson.watch(sort).values["text"].key == "watch.sort"
+            a, b = (sort.task.batch(1, torch.Generator().manual_seed(s)) for s in (1, 2))
+            with torch.no_grad():
+                wa, wb = sort.model(a.inputs)[1][0], sort.model(b.inputs)[1][0]
+            assert float((wa - wb).abs().max()) > 0.3, seed
 
 
 @pytest.mark.slow
-@pytest.mark.sweep
-def test_sine_icl_maps_are_local_and_the_text_numbers():
+@checks(lt_lesson.icl_text, lt_lesson.watch, over=(), fixed={TASK: "sine_icl"})
+def test_sine_icl_maps_are_local_and_the_text_numbers(settings):
     """watch.sine_icl / lt.icl_text / fig.noise_floor: after 500 steps, at seeds 0-4, each query's weight sits on
     context points near its x (weighted distance well under the uniform one) and the loss approaches σ² = 0.09; the
     MSE quoted is the example's."""
-    for seed in SEEDS:
-        tr = Trainer.for_task("sine_icl", seed=seed)
-        tr.step(500)
+    for values in settings:
+        seed = values[lt_lesson.SEED.key]
+        tr = _trained(values, 500)
+        assert lt_lesson.watch(tr).values["text"].key == "watch.sine_icl"
+        icl = lt_lesson.figures(values, tr)["icl_maps"].data()
         v = lt_lesson.icl_view(tr.example_predictions(), [m.numpy() for m in tr.attention_maps()])
+        assert lt_lesson.icl_text(icl).values["mse"] == pytest.approx(v["mse"])
         d = np.abs(v["x_query"][:, None] - v["x_context"][None, :])
         best = min(float(((w / w.sum(-1, keepdims=True)) * d).sum(-1).mean()) for w in v["maps"][0])
         assert best < 0.6 * float(d.mean()), seed
@@ -90,27 +112,33 @@ def test_sine_icl_maps_are_local_and_the_text_numbers():
     assert tr.task.NOISE ** 2 == pytest.approx(0.09)
 
 
-@pytest.mark.sweep
-def test_collapse_and_duplicate_warnings():
+@checks(lt_lesson.head_notes, over=(TASK,))
+def test_collapse_and_duplicate_warnings(settings):
     """lt.collapsed / lt.collapsed_problem / lt.duplicate: collapse is flagged after 50 low-entropy steps (right for
     copying tasks, a problem for sine_icl); near-uniform maps never count as duplicates: untrained models of every
-    task at seeds 0-4 have near-identical maps and get no duplicate notice."""
+    task at seeds 0-4 have near-identical maps and get no duplicate notice (nor any other)."""
     task = make_task("reverse")
     ceiling = task.entropy_ceiling()
     low = [{"entropy_l0_h0": 0.05, "entropy_l0_h1": 1.0, "headsim_l0": 0.2}] * COLLAPSE_STEPS
     assert ("collapsed", 0, 0) in head_warnings(low, 1, 2, ceiling)
     assert not head_warnings(low[:-1], 1, 2, ceiling)                      # 49 steps are not enough
     assert TASKS["reverse"].sharp_heads_expected and not TASKS["sine_icl"].sharp_heads_expected
-    for seed in SEEDS:
-        for name in TASKS:
-            tr = Trainer.for_task(name, seed=seed)
-            tr.step(10)
-            assert max(tr.history[-1][f"headsim_l{layer}"] for layer in range(tr.config.n_layers)) > 0.95
-            assert not [w for w in head_warnings(tr.history, tr.config.n_layers, tr.config.n_heads,
-                                                 tr.task.entropy_ceiling()) if w[0] == "duplicate"], (name, seed)
+    for values in settings:
+        tr = _trained(values, 10)
+        assert max(tr.history[-1][metric_key("headsim", layer)] for layer in range(tr.config.n_layers)) > 0.95
+        assert lt_lesson.head_notes(tr) == [], values
+    tr = Trainer.for_task("reverse", seed=0)
+    tr.history = low
+    said = lt_lesson.head_notes(tr)
+    assert [s.tone for s in said] == ["info"] and said[0].values["line"].key == "lt.collapsed"
+    icl = Trainer.for_task("sine_icl", seed=0)
+    icl.history = [{**row, "entropy_l1_h0": 1.0, "entropy_l1_h1": 1.0, "headsim_l1": 0.2} for row in low]
+    said = lt_lesson.head_notes(icl)
+    assert said[0].tone == "warning" and said[0].values["line"].key == "lt.collapsed_problem"
     assert "do not prove" in t("lt.duplicate", layer=0, sim=0.99)
 
 
+@checks(lt_lesson.help_texts)
 @pytest.mark.parametrize("lr, outcome", [(0.01, "trains"), (0.03, "trains"), (0.1, "stalls"), (0.3, "stalls"),
                                          (1.0, "stops"), (1000.0, "non-finite")])
 def test_learning_rate_help(lr, outcome):
@@ -134,6 +162,7 @@ def test_learning_rate_help(lr, outcome):
         assert tr.step_count < 30
 
 
+@checks(lt_lesson.schedule_text)
 def test_schedule_text_and_temperature_help():
     """lt.schedule_text / lt.temp_help: linear warmup, cosine to 10 % at step 1,000, then flat."""
     base, warm, total = 3e-3, 20, 1000
@@ -141,13 +170,15 @@ def test_schedule_text_and_temperature_help():
     assert learning_rate(warm - 1, base, warm, total, "cosine") == pytest.approx(base)
     assert learning_rate(total, base, warm, total, "cosine") == pytest.approx(0.1 * base)
     assert learning_rate(5 * total, base, warm, total, "cosine") == pytest.approx(0.1 * base)
-    assert Trainer.for_task("reverse").total_steps == total
-    at = page("live_training")
-    assert_clean(at)
-    assert any(c.value == t("lt.schedule_text", warmup=20, total=1000, floor=0.1) for c in at.caption)
+    trainer = Trainer.for_task("reverse")
+    assert trainer.total_steps == total
+    said = lt_lesson.schedule_text(lt_lesson.figures(defaults(lt_lesson.PARAMS), trainer)["schedules"].data())
+    assert said.values["warmup"] == 20 and said.values["total"] == 1000
+    assert said.values["floor"] == pytest.approx(0.1)
     assert "D = d_model / heads" in t("lt.temp_help")
 
 
+@checks(lt_lesson.chart_labels)
 def test_entropy_ceiling_is_the_uniform_entropy_under_the_mask():
     """fig.ceiling: log T bidirectional, log(T!)/T causal (2.28 at T = 24), the context size for sine_icl."""
     assert make_task("reverse", 12).entropy_ceiling() == pytest.approx(math.log(12))
@@ -157,6 +188,8 @@ def test_entropy_ceiling_is_the_uniform_entropy_under_the_mask():
     rows = [math.log(icl.n_ctx)] * icl.n_ctx + [math.log(icl.n_ctx + 1)] * icl.n_query
     assert icl.entropy_ceiling() == pytest.approx(np.mean(rows))
     assert lt_lesson.causal_ceiling(24) == pytest.approx(math.lgamma(25) / 24)
+    labels = lt_lesson.chart_labels(Trainer.for_task("sine_icl", seed=0))
+    assert labels[0].values["value"] == pytest.approx(icl.entropy_ceiling()) and labels[1].values["value"] == 0.09
 
 
 def _attention_flops(use_cache: bool, length: int) -> int:
@@ -175,6 +208,7 @@ def _attention_flops(use_cache: bool, length: int) -> int:
     return fc.get_total_flops()
 
 
+@checks(lt_lesson.kv_text, lt_lesson.kv_bidirectional)
 def test_kv_cache_work_is_linear_with_and_quadratic_without():
     """lt.kv_text: the work for one new token at length S grows like S with the cache and like S² without
     (counted in floating-point operations, not timed)."""
@@ -184,8 +218,11 @@ def test_kv_cache_work_is_linear_with_and_quadratic_without():
     assert (with_cache[2] - with_cache[1]) / (with_cache[1] - with_cache[0]) == pytest.approx(2.0, rel=0.05)
     assert without[2] / without[1] > 2.5 and without[1] / without[0] > 2.5
     assert with_cache[2] / with_cache[0] < 4.0
+    assert lt_lesson.kv_cache_gap(Trainer.for_task("reverse", seed=0)) is None       # bidirectional: said so
+    assert lt_lesson.kv_cache_gap(Trainer.for_task("induction", seed=0)) is not None
 
 
+@checks(lt_lesson.kv_timing_text)
 def test_kv_caption_quotes_the_measured_rows_and_only_when_they_agree_with_the_counts():
     """lt.kv_caption: its ratios are those of the timing rows it sits under; it is shown only for timings that
     settled and where the cache was faster at the longest length, else lt.kv_noisy says the timing is noise."""
@@ -197,9 +234,13 @@ def test_kv_caption_quotes_the_measured_rows_and_only_when_they_agree_with_the_c
     assert not lt_lesson.kv_timing_agrees({"rows": rows, "stable": False})             # did not settle
     upside_down = [(32, 1.0, 2.0, 0.0), (512, 41.0, 40.0, 0.0)]                     # the cache slower: noise
     assert not lt_lesson.kv_timing_agrees({"rows": upside_down, "stable": True})
+    assert lt_lesson.kv_timing_text({"rows": rows, "stable": True, "rounds": 3}).key == "lt.kv_caption"
+    noisy = lt_lesson.kv_timing_text({"rows": upside_down, "stable": True, "rounds": 9, "spread": 0.8})
+    assert noisy.key == "lt.kv_noisy" and noisy.tone == "warning"
     assert "busy" in t("lt.kv_noisy", rounds=9, spread=0.8)
 
 
+@checks(lt_lesson.kv_flops_caption)
 def test_kv_flops_caption_quotes_the_counted_rows():
     """lt.kv_flops_caption: attention work per token grows like S with the cache and like S² without (16× and 256×
     from S = 32 to 512), the other work with the cache stays the same, and the saving at the longest S is counted
@@ -215,29 +256,11 @@ def test_kv_flops_caption_quotes_the_counted_rows():
     per_position = 2 * 4 * c * c * layers + 2 * c * VOCAB
     saving = (4 * 512 * 512 * c * layers + 512 * per_position) / (4 * 512 * c * layers + per_position)
     assert round(s["saving"]) == round(saving)
-    text = t("lt.kv_flops_caption", **s)
+    text = str(lt_lesson.kv_flops_caption({"rows": rows}))
     assert "16×" in text and "256×" in text
 
 
-def test_a_task_in_a_link_loads_its_defaults():
-    """watch.induction holds for the settings a shared link to the task shows: its own defaults."""
-    from streamlit.testing.v1 import AppTest
-
-    from tests.conftest import ROOT
-    at = AppTest.from_file(str(ROOT / "pages" / "live_training.py"), default_timeout=60)
-    at.query_params["train.task"] = "induction"
-    at.run()
-    assert_clean(at)
-    d = TASKS["induction"].defaults
-    assert (at.session_state["train.layers"], at.session_state["train.seq_len"], at.session_state["train.lr"]) == \
-        (d.n_layers, d.seq_len, d.lr)
-    at.query_params["train.layers"] = "1"          # a setting the link does give wins
-    at2 = AppTest.from_file(str(ROOT / "pages" / "live_training.py"), default_timeout=60)
-    at2.query_params.update({"train.task": "induction", "train.layers": "1"})
-    at2.run()
-    assert at2.session_state["train.layers"] == 1 and at2.session_state["train.seq_len"] == d.seq_len
-
-
+@checks(lt_lesson.formula_text)
 @pytest.mark.parametrize("name", ["reverse", "sort", "induction"])
 def test_formula_text_entropy_never_exceeds_the_ceiling_and_uniform_attention_sits_on_it(name):
     """lt.formula_text: H is at most the mean log of visible keys (the ceiling); uniform attention equals it."""
@@ -272,30 +295,34 @@ def _quoted_range(values, quoted):
         (quoted, min(values), max(values))
 
 
-TEN = (*SEEDS, *range(5, 10))        # the induction claims are about seeds 0-9
 
 
 @pytest.mark.slow
-@pytest.mark.sweep
-def test_what_the_induction_models_do_across_seeds(induction_seeds):
-    """watch.induction / lt.scores_caption / lt.uniform_row: after 600 steps at the defaults every seed 0-9 solves the
-    repeat (loss below 0.05, from 4.17); nine form the textbook pair, a layer-0 previous-token head (prevtok over the
-    first copy in the quoted range, far above uniform attention's 0.20) and two layer-1 induction heads (in their
-    quoted range, against 0.06); seed 3 reaches the loss with no head above 0.5 on either score and both layer-0
-    heads needed (each alone costs more than the whole gap). The quoted numbers are lt_lesson.INDUCTION_SEEDS."""
+@checks(lt_lesson.watch, lt_lesson.scores_caption, **INDUCTION)
+def test_what_the_induction_models_do_across_seeds(induction_seeds, settings):
+    """watch.induction / lt.scores_caption / lt.uniform_row: after 600 steps at the defaults every seed 0-4 solves the
+    repeat (loss below 0.05, from 4.17); all but the odd one form the textbook pair, a layer-0 previous-token head
+    (prevtok over the first copy in the quoted range, far above uniform attention's 0.20) and two layer-1 induction
+    heads (in their quoted range, against 0.06); the odd seed reaches the loss with no head above 0.5 on either score
+    and both layer-0 heads needed (each alone costs more than the whole gap). The quoted numbers are
+    explorer/assets/induction_seeds.json's, and the page says them."""
     from explorer.training import head_scores, uniform_scores
 
     facts = lt_lesson.INDUCTION_SEEDS
     best_prev, ind = [], []
-    for seed in TEN:
+    for seed in (values[lt_lesson.SEED.key] for values in settings):
         untrained, trainer, batch = induction_seeds[seed]
+        said = lt_lesson.watch(trainer).values["text"]
+        assert said.key == "watch.induction" and (said.values["prev_lo"], said.values["prev_hi"]) == \
+            tuple(facts["prev"]) and said.values["textbook"] == len(facts["seeds"]) - len(facts["odd"])
+        assert lt_lesson.scores_caption(trainer).values["rows"].key == "lt.rows_first_copy"
         trained = _loss(trainer, batch, [])
         assert trained < 0.05 and untrained > 4, (seed, trained)
         scores = head_scores(trainer.model, batch)
         base = uniform_scores(trainer.task, batch)
         assert base["prevtok"] == pytest.approx(0.20, abs=0.01) and base["induction"] == pytest.approx(0.06, abs=0.01)
-        prev = [scores[f"prevtok_l0_h{h}"] for h in range(2)]
-        induction = [scores[f"induction_l1_h{h}"] for h in range(2)]
+        prev = [scores[metric_key("prevtok", 0, h)] for h in range(2)]
+        induction = [scores[metric_key("induction", 1, h)] for h in range(2)]
         if seed in facts["odd"]:
             assert max(prev) < 0.5 and max(induction) < 0.5
             assert all(_loss(trainer, batch, [(0, h)]) - trained > untrained - trained for h in range(2))
@@ -307,33 +334,49 @@ def test_what_the_induction_models_do_across_seeds(induction_seeds):
 
 
 @pytest.mark.slow
-@pytest.mark.sweep
-def test_heads_that_do_the_same_job_cover_for_each_other(induction_seeds):
-    """lt.importance_caption / lt.cover / lt.no_cover: the page says the last layer's heads cover for each other only
-    when each switched off alone raises the loss by under a quarter of the untrained-to-trained gap and all together
-    by over half (losses computed here by ablation): at the nine textbook seeds they do, at seed 3 they do not."""
-    for seed in TEN:
+@checks(lt_lesson.importance_caption, lt_lesson.question, **INDUCTION)
+def test_heads_that_do_the_same_job_cover_for_each_other(induction_seeds, settings):
+    """lt.importance_caption / lt.cover / lt.no_cover / lt.predict_why: the page says the last layer's heads cover for
+    each other only when each switched off alone raises the loss by under a quarter of the untrained-to-trained gap
+    and all together by over half (losses computed here by ablation): at the textbook seeds they do, at the odd one
+    they do not; the question's answer is the head whose removal costs most (computed here)."""
+    for values in settings:
+        seed = values[lt_lesson.SEED.key]
         untrained, trainer, batch = induction_seeds[seed]
         trained = _loss(trainer, batch, [])
         alone = [_loss(trainer, batch, [(1, h)]) - trained for h in range(2)]
         together = _loss(trainer, batch, [(1, 0), (1, 1)]) - trained
-        c = lt_lesson.cover(alone, together, untrained - trained)
-        assert c["covers"] == (seed not in lt_lesson.INDUCTION_SEEDS["odd"]), (seed, c)
-        assert c["alone"] == pytest.approx(max(alone) / (untrained - trained))
+        result = lt_lesson.ablation(trainer, [], "zero")
+        said = lt_lesson.importance_caption(result, trainer).values["text"].parts
+        covers = seed not in lt_lesson.INDUCTION_SEEDS["odd"]
+        assert said[1].key == ("lt.cover" if covers else "lt.no_cover"), seed
+        assert said[1].values["alone"] == pytest.approx(max(alone) / (untrained - trained), rel=1e-4)
+        assert said[1].values["together"] == pytest.approx(together / (untrained - trained), rel=1e-4)
+        heads = lt_lesson.heads(trainer)
+        rises = {h: _loss(trainer, batch, [lt_lesson.head_pair(h)]) - trained for h in heads}
+        question = lt_lesson.question(result, heads)
+        assert heads[question.answer] == max(rises, key=rises.get), (seed, rises)
 
 
 @pytest.mark.slow
-@pytest.mark.sweep
-def test_circuits_of_the_induction_models(induction_seeds):
+@checks(lt_lesson.circuits_induction, lt_lesson.circuits_text, lt_lesson.kcomp_caption, **INDUCTION)
+def test_circuits_of_the_induction_models(induction_seeds, settings):
     """lt.circuits_induction / lt.circuits_text / lt.kcomp_caption: the copying-score ranges the page quotes (layer 1
-    of the nine, layer 0 of the nine, seed 3's layer 1), every K-composition in [0, 1], and a layer-0 previous-token
-    head writing into layer-1 keys well above the same pair at initialisation."""
+    of the textbook seeds, their layer 0, the odd seed's layer 1), every K-composition in [0, 1], and a layer-0
+    previous-token head writing into layer-1 keys well above the same pair at initialisation; the caption quotes the
+    range at initialisation."""
     from explorer.training import copying_score, head_scores, k_composition, ov_circuit
 
     facts = lt_lesson.INDUCTION_SEEDS
     l1, l0 = [], []
-    for seed in TEN:
+    for values in settings:
+        seed = values[lt_lesson.SEED.key]
         _, trainer, batch = induction_seeds[seed]
+        said = lt_lesson.circuits_induction(trainer)
+        assert (said.values["l1_lo"], said.values["l1_hi"]) == tuple(facts["l1_copy"])
+        read = lt_lesson.figures(values, trainer)["qk_circuit"].data()
+        caption = lt_lesson.kcomp_caption(read)
+        assert caption.values["lo"] == min(read["at_init"].values())
         copy = {(layer, h): copying_score(ov_circuit(trainer.model, layer, h)) for layer in range(2) for h in range(2)}
         if seed in facts["odd"]:
             assert all(abs(copy[(1, h)] - facts["odd_copy"][h]) <= lt_lesson.ABOUT for h in range(2)), copy
@@ -341,7 +384,7 @@ def test_circuits_of_the_induction_models(induction_seeds):
         l1 += [copy[(1, h)] for h in range(2)]
         l0 += [copy[(0, h)] for h in range(2)]
         scores = head_scores(trainer.model, batch)
-        writer = max(range(2), key=lambda h: scores[f"prevtok_l0_h{h}"])
+        writer = max(range(2), key=lambda h: scores[metric_key("prevtok", 0, h)])
         init = trainer.initial_model()
         for h in range(2):
             now, before = k_composition(trainer.model, (0, writer), (1, h)), k_composition(init, (0, writer), (1, h))
@@ -350,24 +393,7 @@ def test_circuits_of_the_induction_models(induction_seeds):
     _quoted_range(l0, facts["l0_copy"])
 
 
-def test_switching_heads_off_on_the_page_never_touches_the_trained_weights():
-    """lt.test_text / lt.ablate_help: the page's ablation changes the evaluation loss, not the model."""
-    from tests.app.helpers import page
-
-    at = page("live_training")
-    trainer = at.session_state["train.trainer"]
-    trainer.step(100)
-    at.run()
-    before = {k: v.clone() for k, v in trainer.model.state_dict().items()}
-    at.multiselect(key="train.ablate").set_value(["l0h0", "l0h1"]).run()
-    metrics = {m.label: m.value for m in at.metric}
-    assert float(metrics["loss, 2 off"]) > float(metrics["loss, intact"])
-    at.selectbox(key="train.ablate_how").set_value("mean").run()
-    assert not at.exception
-    assert trainer.step_count == 100
-    assert all(torch.equal(before[k], v) for k, v in trainer.model.state_dict().items())
-
-
+@checks(lt_lesson.test_text)
 def test_mean_ablation_keeps_what_does_not_depend_on_the_input():
     """lt.ablate_how_help: "mean" replaces a head's output by its batch mean at each position, so on a batch of
     identical sequences it changes nothing, while "zero" does; on varied inputs both change the output."""
@@ -382,3 +408,29 @@ def test_mean_ablation_keeps_what_does_not_depend_on_the_input():
     assert (ablate(trainer.model, same, [(0, 0)], "zero") - intact).abs().max() > 1e-3
     varied = trainer.task.batch(6, torch.Generator().manual_seed(1)).inputs
     assert (ablate(trainer.model, varied, [(0, 0)], "mean") - ablate(trainer.model, varied, [])).abs().max() > 1e-3
+
+
+@checks(lt_lesson.rebuilt, lt_lesson.kept, lt_lesson.queued, lt_lesson.press_start)
+def test_the_live_runs_messages():
+    """lt.rebuilt / lt.kept / lt.queued / lt.press_start: a new model only when the architecture changes (a
+    learning rate does not rebuild it); a setting the trainer refuses raises a sentence and keeps the model; a
+    session beyond the server's slots waits in line with its place; before the first step nothing is trained."""
+    settings = lt_lesson.run_settings(defaults(lt_lesson.PARAMS))
+    slots = Slots(1)
+    run, other = LiveRun("a", slots), LiveRun("b", slots)
+    assert run.sync(**settings) is False and run.trainer.step_count == 0 and not run.trainer.history
+    first = run.trainer
+    assert run.sync(**{**settings, "lr": 1e-3}) is False and run.trainer is first
+    assert run.sync(**{**settings, "seed": 1}) is True and run.trainer is not first
+    with pytest.raises(ValueError) as refused:
+        run.sync(**{**settings, "warmup": -5})
+    assert lt_lesson.kept(refused.value).key == "lt.kept" and run.trainer.lr == settings["lr"]
+    other.sync(**settings)
+    run.start()
+    other.start()
+    assert run.tick() == 0 and other.tick() == 1                    # one slot: the second waits, first in line
+    said = lt_lesson.queued(1, slots.status())
+    assert said.values == {"place": 1, "waiting": 1, "k": 1} and said.tone == "info"
+    run.pause()
+    assert other.tick() == 0 and other.trainer.step_count > 0
+    assert lt_lesson.rebuilt(1).values == {"seed": 1} and lt_lesson.press_start().tone == "info"

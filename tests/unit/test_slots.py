@@ -1,6 +1,6 @@
 """The server's training slots: at most K train, the rest wait first come first served, leavers free their place."""
 
-from explorer.ui.slots import STALE_SECONDS, Slots, capacity
+from explorer.training.slots import STALE_SECONDS, Slots, capacity
 
 
 class Clock:

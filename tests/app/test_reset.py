@@ -14,7 +14,7 @@ def test_reset_this_page_and_reset_everything():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180).run()
     at.switch_page("pages/live_training.py").run()
     at.button(key="train.step").click().run()
-    assert at.session_state["train.trainer"].step_count == 10
+    assert at.session_state["train.run"].trainer.step_count == 10
     at.switch_page("pages/scaling.py").run()
     at.session_state["scale.d"], at.session_state["scale.n"] = 16, 64
     at.run()
@@ -32,6 +32,6 @@ def test_reset_this_page_and_reset_everything():
     assert_clean(at)
     assert {c.key: at.session_state[c.key] for c in Scaling.PARAMS} == {c.key: c.default for c in Scaling.PARAMS}
     assert at.session_state["ui.lang"] == "zh" and at.session_state["ui.lecture"] is False
-    assert "train.trainer" not in at.session_state and "data.uploaded" not in at.session_state
+    assert "train.run" not in at.session_state and "data.uploaded" not in at.session_state
     at.switch_page("pages/masking.py").run()
     assert at.session_state["mask.kind"] == "causal"
