@@ -167,14 +167,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--preset", choices=["lecture", "normal"], default="lecture")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--lang", choices=list(LANGUAGES), default="en")
+    p.add_argument("--formats", default="png,svg,csv",
+                   help="the files to write for each figure, comma-separated (png, svg, csv; default all three)")
     args = p.parse_args(argv)
     if args.seed < 0:
         fail("--seed must be 0 or more.")
+    formats = tuple(f.strip() for f in args.formats.split(",") if f.strip())
+    if not formats or any(f not in ("png", "svg", "csv") for f in formats):
+        fail(f"--formats takes png, svg and csv, comma-separated, not {args.formats[:40]!r}.")
     if args.thumbnails:
         written = write_thumbnails(Path(args.out))
         print(f"wrote {len(written)} thumbnails to {args.out}", file=sys.stderr)
         return 0
-    manifest = export_lecture_set(Path(args.out), args.seed, args.lang, args.preset == "lecture")
+    manifest = export_lecture_set(Path(args.out), args.seed, args.lang, args.preset == "lecture", formats)
     for f in manifest["failed"]:
         print(f"could not render {f['figure']} {f.get('format', '')}: {f['error']}", file=sys.stderr)
     print(f"wrote {len(manifest['files'])} files to {args.out}", file=sys.stderr)

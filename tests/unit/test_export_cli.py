@@ -19,7 +19,8 @@ from tests.conftest import ROOT
 @pytest.mark.skipif(find_browser() is None, reason="PNG/SVG need Chrome/Chromium")
 def test_lecture_set_in_chinese_writes_every_file_its_manifest_names(tmp_path):
     res = subprocess.run([sys.executable, "-m", "explorer.export", "--out", str(tmp_path), "--preset", "lecture",
-                          "--seed", "1", "--lang", "zh"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+                          "--seed", "1", "--lang", "zh", "--formats", "svg,csv"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["failed"] == [] and manifest["lang"] == "zh" and manifest["seed"] == 1
@@ -40,6 +41,32 @@ def test_lecture_set_in_chinese_writes_every_file_its_manifest_names(tmp_path):
         else:
             assert data.decode().startswith("series,kind,") and ",x," not in data.decode().splitlines()[0]
     assert "[" in res.stderr and "done" in res.stderr          # the progress bar
+    assert {f["format"] for f in manifest["files"]} == {"svg", "csv"}
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(find_browser() is None, reason="PNG/SVG need Chrome/Chromium")
+def test_png_export_of_each_kind_of_figure():
+    """PNG through kaleido, once per kind of chart the lessons draw (every lesson's main figure: lines, markers,
+    heatmaps, subplots; and bars): the SVG of every figure is the Chinese lecture set's test above."""
+    import os
+
+    import kaleido
+
+    from explorer.export import lesson_specs
+    from explorer.figures.files import to_bytes
+
+    picked = [(item.name, item.module.MAIN) for item in LESSONS] + [("masking", "leak")]
+    os.environ.setdefault("BROWSER_PATH", find_browser())
+    kaleido.start_sync_server(silence_warnings=True)           # one browser for all of them, as the export does
+    try:
+        for lesson_name, figure_name in picked:
+            specs = lesson_specs(lesson_name, 0)
+            figure_name = next(n for n in specs if n == figure_name or n.startswith(f"{figure_name}_"))
+            png = to_bytes(specs[figure_name].figure("en"), "png")
+            assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5_000, (lesson_name, figure_name)
+    finally:
+        kaleido.stop_sync_server(silence_warnings=True)
 
 
 def test_bad_cli_arguments_exit_with_one_line(tmp_path):
