@@ -122,7 +122,8 @@ def kernel_estimate_error(x_query, x_keys, h: float, kind: str, orthogonal: bool
     every m, and the curve over m is smooth). Returns ``rms`` (the root-mean-square error over every query-key
     pair and every draw), and, for iid directions, the exact ``theory``: a mean of m independent terms has
     variance σ²/m, with σ² per pair (Δ = (x − xᵢ)/h, s = (x + xᵢ)/h) equal to (1 + e^{−2Δ²})/2 − e^{−Δ²} for
-    trigonometric features and e^{−Δ²}(e^{s²} − 1) for positive ones.
+    trigonometric features and e^{−Δ²}(e^{s²} − 1) for positive ones; also as ``log10_theory`` (computed in the log
+    domain: for positive features it can pass float64's range, and ``theory`` is then inf).
 
     >>> import numpy as np
     >>> x = np.linspace(-1, 1, 20)
@@ -154,11 +155,14 @@ def kernel_estimate_error(x_query, x_keys, h: float, kind: str, orthogonal: bool
             acc += torch.einsum("qic,kic->qk", fq[:, done:m], fk[:, done:m])
             done = m
             squares[j] += ((acc / m - exact) ** 2).mean()
-    per_term = (0.5 * (1 + torch.exp(-2 * delta ** 2)) - torch.exp(-delta ** 2) if kind == "trig"
-                else torch.exp(-delta ** 2) * torch.expm1(total ** 2))
-    sigma2 = float(per_term.mean())
-    return {"m": torch.tensor(counts, dtype=torch.float64).numpy(), "rms": torch.sqrt(squares / draws).numpy(),
-            "theory": torch.sqrt(sigma2 / torch.tensor(counts, dtype=torch.float64)).numpy(), "draws": draws}
+    # σ² in the log domain: for positive features e^(s²) passes float64's range once |x + xᵢ|/h is about 27
+    log_term = (torch.log(0.5 * (1 + torch.exp(-2 * delta ** 2)) - torch.exp(-delta ** 2)) if kind == "trig"
+                else -delta ** 2 + total ** 2 + torch.log(-torch.expm1(-total ** 2)))
+    log_sigma2 = float(torch.logsumexp(log_term.flatten(), 0)) - math.log(log_term.numel())
+    m = torch.tensor(counts, dtype=torch.float64)
+    log10_theory = ((log_sigma2 - torch.log(m)) / 2 / math.log(10)).numpy()
+    return {"m": m.numpy(), "rms": torch.sqrt(squares / draws).numpy(), "theory": 10.0 ** log10_theory,
+            "log10_theory": log10_theory, "draws": draws}
 
 
 def _feature_map(feature_map) -> Callable[[torch.Tensor], torch.Tensor]:

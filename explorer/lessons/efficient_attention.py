@@ -8,6 +8,7 @@ that runs them: drawn on the page, not exported). Numbers: the cost crossover, t
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -113,6 +114,7 @@ def _rf_error(data: Mapping, h: float, kind: str, seed: int) -> dict:
     tail = m >= 64
     slope = float(np.polyfit(np.log(m[tail]), np.log(iid["rms"][tail]), 1)[0])
     return {"m": m, "kind": kind, "iid": iid["rms"], "orthogonal": orth["rms"], "theory": iid["theory"],
+            "log10_theory": iid["log10_theory"],
             "slope": slope, "orth_share": float(np.mean(orth["rms"] / iid["rms"])), "draws": ERROR_DRAWS,
             "n_keys": len(keys), "reach": float(np.abs(x).max() / h)}
 
@@ -341,12 +343,24 @@ def error_text(err: Mapping) -> Say:
                draws=err["draws"])
 
 
+def scientific(log10: float) -> str:
+    """A positive number given by its base-10 logarithm, written as 3 significant digits ("0.0412", "2.51e+195"),
+    also past the range of a float."""
+    if -4 <= log10 < 6:
+        return f"{10 ** log10:.3g}"
+    exponent = math.floor(log10)
+    mantissa = 10 ** (log10 - exponent)
+    if round(mantissa, 2) >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"{mantissa:.3g}e{exponent:+d}"
+
+
 @says("ef.positive_text", "ef.positive_rare")
 def positive_text(err: Mapping, kind: str) -> list[Say]:
     """Positive features only, one caption: how the measured curve compares with the exact theory."""
     if kind != "positive":
         return []
-    out = [Say("ef.positive_text", tone="caption", reach=err["reach"], theory=err["theory"][-1],
+    out = [Say("ef.positive_text", tone="caption", reach=err["reach"], theory=scientific(err["log10_theory"][-1]),
                measured=err["iid"][-1])]
     if feature_error_summary(err)["rare"]:
         out.append(Say("ef.positive_rare", tone="caption"))

@@ -117,7 +117,8 @@ def test_positive_text_quotes_theory_and_measurement(settings):
         e = C.figures(values, data)["efficient_error"].data()
         assert e["reach"] == pytest.approx(np.abs(data["x"]).max() / C.H.default)
         caption = C.positive_text(e, "positive")
-        assert caption[0].values == {"reach": e["reach"], "theory": e["theory"][-1], "measured": e["iid"][-1]}
+        assert float(caption[0].values["theory"]) == pytest.approx(e["theory"][-1], rel=5e-3)
+        assert (caption[0].values["reach"], caption[0].values["measured"]) == (e["reach"], e["iid"][-1])
         assert e["iid"][-1] < 0.5 * e["theory"][-1] and [c.key for c in caption][1:] == ["ef.positive_rare"]
         assert C.positive_text(e, "trig") == []
 
@@ -262,3 +263,33 @@ def test_notice_the_flat_line_and_the_rounding_level_difference(settings):
         r = specs["online_logits"].data()
         assert abs(r["final"] - r["exact"]) < 1e-12
     assert t("ef.notice", "en").count("rounding") == 1
+
+
+@checks(C.positive_text, over=(DATASET, C.H), extra={C.H: (0.2, 0.3)}, fixed={C.KIND: "positive"}, seeds=(0, 2))
+def test_the_positive_features_theory_is_quoted_even_past_floats_range(settings):
+    """ef.positive_text: where |x + xᵢ|/h is large (small h: the sine mix at h = 0.2, D2L at h up to 0.3) exp(s²)
+    passes float64's range and the theory's RMS error was printed as "inf"; it is quoted as a number, its base-10
+    logarithm that of σ²/m written out here with a log-sum-exp in numpy; and the caption shows no raw braces."""
+    from tests.lessons.test_coverage import assert_words
+
+    for values in settings:
+        data = data_of(values)
+        e = C.figures(values, data)["efficient_error"].data()
+        h, x = values[C.H.key], np.asarray(data["x"])
+        keys = x[np.linspace(0, len(x) - 1, C.ERROR_KEYS).round().astype(int)] if len(x) > C.ERROR_KEYS else x
+        xq, xk = np.asarray(data["x_grid"])[::8] / h, keys / h
+        d, s = xq[:, None] - xk[None, :], xq[:, None] + xk[None, :]
+        log_terms = (-d * d + s * s + np.log(-np.expm1(-s * s))).ravel()
+        top = log_terms.max()
+        log_sigma2 = top + np.log(np.exp(log_terms - top).sum()) - np.log(log_terms.size)
+        log10 = (log_sigma2 - np.log(1024)) / 2 / np.log(10)
+        caption = C.positive_text(e, "positive")[0]
+        assert_words(caption)
+        quoted = caption.values["theory"]
+        mantissa, _, exponent = quoted.partition("e")
+        assert math.log10(float(mantissa)) + (int(exponent) if exponent else 0) == pytest.approx(log10, abs=0.003)
+
+
+def test_a_number_past_floats_range_is_written_out():
+    assert [C.scientific(v) for v in (-1.385, 0.0, 2.5, 195.4, 390.99999)] == \
+        ["0.0412", "1", "316", "2.51e+195", "1e+391"]
