@@ -72,18 +72,19 @@ with lesson_page(L, question="kr.question"):
     write(L.loo_text())
     loo = spec_data(specs["loo_cv"])
     asked = cache.loo_question(*ds, kernel, loo["optimum"], tuple(presets(ds[0]).values()))
-    revealed = prediction(L.question(asked, kernel))
+    revealed = prediction(L.question(asked, kernel, L.is_clean(data, ds[2])))
     loo_curve(data, loo, asked if revealed.shown else None)
     write(L.loo_ends_caption(loo, kernel))
     c1, c2 = st.columns(2)
-    with c1:
-        st.metric(tr("kr.optimum"), f"{loo['optimum']:.3g}")
-        set_bandwidth_button(tr("kr.use_optimum", h=loo['optimum']), loo["optimum"], key="use_optimum")
+    with c1:                            # (a kernel that ignores h has no optimum to offer)
+        st.metric(tr("kr.optimum"), "—" if L.ignores_h(kernel) else f"{loo['optimum']:.3g}")
+        if not L.ignores_h(kernel):
+            set_bandwidth_button(tr("kr.use_optimum", h=loo['optimum']), loo["optimum"], key="use_optimum")
     with c2:
         st.metric(tr("kr.silverman"), f"{loo['silverman']:.3g}")
         set_bandwidth_button(tr("kr.use_silverman", h=loo['silverman']), loo["silverman"],
                              key="use_silverman")
-    write(L.snap_caption(BANDWIDTHS))
+    write(L.snap_caption(BANDWIDTHS, loo, kernel))
     with st.expander(tr("kr.width_rule")):
         write(L.width_text({k: cache.loo_optimum(*ds, k) for k in KERNELS if KERNELS[k].canonical}))
         st.latex(r"h_K = h_{\mathrm{Gauss}}\,\frac{\delta_K}{\delta_{\mathrm{Gauss}}},\qquad "

@@ -21,7 +21,7 @@ from ..kernels import KERNELS, equivalent_bandwidth
 from ..regression import defined_mse, nadaraya_watson
 from .base import Question, Say, figure_table, flatten, says, specs
 from .params import Param
-from .shared import BANDWIDTH, BANDWIDTHS, DATASET, KERNEL, SHARED, data_of, dataset_label, presets
+from .shared import BANDWIDTH, BANDWIDTHS, DATASET, KERNEL, NOISE, SHARED, data_of, dataset_label, presets
 
 COMPARE = Param("nw.compare", "multiselect", [], "kr.compare", options=tuple(KERNELS), names="kernel.")
 SAME_WIDTH = Param("nw.same_width", "toggle", True, "kr.same_width", "kr.same_width_help")
@@ -180,6 +180,23 @@ LOO_TIE = 0.02      # an offered bandwidth whose LOO error is within 2 % of the 
 SEPARATE = 1.5      # the LOO optimum is offered only when it is at least 1.5x away from every preset
 
 
+def is_clean(data: Mapping, noise: float) -> bool:
+    """Whether the data shown have no noise (a generated dataset at noise 0: an upload's noise is unknown)."""
+    return data["true"] is not None and noise == 0
+
+
+def ignores_h(kernel: str) -> bool:
+    """Whether the kernel gives every point the same weight whatever the bandwidth (the constant kernel): its fit,
+    leave-one-out curve and "optimum" do not depend on h."""
+    return KERNELS[kernel].canonical is None
+
+
+def _two_digits_up(h: float) -> float:
+    """``h`` rounded up to two significant digits."""
+    unit = 10.0 ** (math.floor(math.log10(h)) - 1)
+    return float(f"{math.ceil(h / unit - 1e-9) * unit:.2g}")
+
+
 def loo_question(x, y, kernel: str, optimum: float, presets) -> dict:
     """"Which of these bandwidths gives the lowest leave-one-out error?" on (x, y): the presets, plus the LOO
     optimum (2 significant digits) when it is at least ``SEPARATE`` times away from each of them, so that no two
@@ -188,12 +205,14 @@ def loo_question(x, y, kernel: str, optimum: float, presets) -> dict:
     much higher the best of the other choices is (``margin``, a fraction; inf when every choice ties)."""
     candidates = sorted({float(h) for h in presets})
     rounded = float(f"{optimum:.2g}")
-    if all(abs(math.log(rounded / h)) >= math.log(SEPARATE) for h in candidates):
+    if not np.isfinite(loo_cv_scores(x, y, kernel, [rounded]).numpy()[0]):
+        rounded = _two_digits_up(optimum)          # rounded down below the nearest-neighbour limit: no score there
+    if not ignores_h(kernel) and all(abs(math.log(rounded / h)) >= math.log(SEPARATE) for h in candidates):
         candidates = sorted([*candidates, rounded])
     scores = loo_cv_scores(x, y, kernel, candidates).numpy()
     best = int(np.nanargmin(scores))
     right = [i for i, s in enumerate(scores) if s <= scores[best] * (1 + LOO_TIE)]
-    others = [s for i, s in enumerate(scores) if i not in right]
+    others = [s for i, s in enumerate(scores) if i not in right and np.isfinite(s)]
     margin = float(min(others) / scores[best] - 1) if others else math.inf
     return {"h": candidates, "scores": scores, "best": best, "right": right, "margin": margin}
 
@@ -220,16 +239,26 @@ def loo_text() -> Say:
     return Say("kr.loo_text")
 
 
-@says("kr.predict_why", "kr.predict_why_tie")
-def question(asked: Mapping, kernel: str) -> Question:
-    """"Which of these bandwidths gives the lowest leave-one-out error?" (``asked``: ``loo_question``'s answer)."""
+@says("kr.predict_why", "kr.predict_why_clean", "kr.predict_why_tie", "kr.predict_why_flat", "kr.predict_why_only")
+def question(asked: Mapping, kernel: str, clean: bool = False) -> Question:
+    """"Which of these bandwidths gives the lowest leave-one-out error?" (``asked``: ``loo_question``'s answer;
+    ``clean``: the data have no noise, so the reason is not noise)."""
     offered = [Message("kr.h_choice", h=h) for h in asked["h"]]
-    best = asked["best"]
-    why = Say("kr.predict_why", h=offered[best], mse=asked["scores"][best], margin=asked["margin"]) \
-        if len(asked["right"]) == 1 else \
-        Say("kr.predict_why_tie", h=offered[best], tie=Joined([offered[i] for i in asked["right"]]), pct=LOO_TIE)
+    best, scores = asked["best"], asked["scores"]
+    unscored = [offered[i] for i, s in enumerate(scores) if not np.isfinite(s)]
+    if ignores_h(kernel):
+        why = Say("kr.predict_why_flat", mse=scores[best])
+    elif len(asked["right"]) > 1:
+        why = Say("kr.predict_why_tie", h=offered[best], tie=Joined([offered[i] for i in asked["right"]]),
+                  pct=LOO_TIE)
+    elif not np.isfinite(asked["margin"]):
+        why = Say("kr.predict_why_only", h=offered[best], mse=scores[best], none=Joined(unscored))
+    else:
+        why = Say("kr.predict_why_clean" if clean else "kr.predict_why", h=offered[best], mse=scores[best],
+                  margin=asked["margin"])
+    right = tuple(range(len(offered))) if ignores_h(kernel) else tuple(asked["right"])
     return Question("kr.loo", Say("kr.predict_q", kernel=Message(f"kernel.{kernel}"), choices=Joined(offered)),
-                    tuple(Say("kr.h_choice", h=h) for h in asked["h"]), best, why, tuple(asked["right"]))
+                    tuple(Say("kr.h_choice", h=h) for h in asked["h"]), best, why, right)
 
 
 @says("kr.loo_ends")
@@ -238,9 +267,18 @@ def loo_ends_caption(loo: Mapping, kernel: str) -> Say:
     return Say("kr.loo_ends", tone="caption", **ends)
 
 
-@says("kr.snap", fixed="the slider's grid: no data involved")
-def snap_caption(grid) -> Say:
-    return Say("kr.snap", tone="caption", pct=snap_error(grid))
+@says("kr.snap", "kr.snap_outside")
+def snap_caption(grid, loo: Mapping | None = None, kernel: str = "gaussian") -> list[Say]:
+    """The buttons snap to the slider's grid, within the bound on the largest gap; a value the buttons set that lies
+    outside the grid's range (``loo``'s optimum and Silverman's h) is said to be moved to its end (the constant
+    kernel's "optimum" is not offered: it ignores h)."""
+    out = [Say("kr.snap", tone="caption", pct=snap_error(grid))]
+    lo, hi = float(min(grid)), float(max(grid))
+    for what, h in (() if loo is None else (("kr.optimum", loo["optimum"]), ("kr.silverman", loo["silverman"]))):
+        if (what != "kr.optimum" or not ignores_h(kernel)) and not lo <= h <= hi:
+            out.append(Say("kr.snap_outside", tone="caption", what=Message(what), h=h, lo=lo, hi=hi,
+                           snapped=lo if h < lo else hi))
+    return out
 
 
 @says("kr.width_text", "kr.width_optima", "kr.width_optima_not_closer")
@@ -259,16 +297,23 @@ def width_rows() -> list[Say]:
                 factor=equivalent_bandwidth(1.0, k)) for k in KERNELS if KERNELS[k].canonical]
 
 
-@says("kr.notice_first", "kr.notice_error", "kr.notice_first_upload", "kr.notice")
+@says("kr.notice_first", "kr.notice_error", "kr.notice_first_upload", "kr.notice_first_flat",
+      "kr.notice_first_flat_upload", "kr.notice", "kr.notice_silverman")
 def notice(data: Mapping, loo: Mapping, kernel: str, preset_mse: Mapping[float, float] | None) -> list[Say]:
     """What to notice: the presets' errors against the true function (``preset_mse``: bandwidth → error; None for
-    an upload) and the leave-one-out pick, then what small and large h do."""
-    if data["true"] is not None and preset_mse is not None:
+    an upload) and the leave-one-out pick (none for a kernel that ignores h), then what small and large h do."""
+    if ignores_h(kernel):
+        first = Say("kr.notice_first_flat", mse=next(iter(preset_mse.values()))) \
+            if data["true"] is not None and preset_mse is not None else Say("kr.notice_first_flat_upload")
+    elif data["true"] is not None and preset_mse is not None:
         errors = Joined([Message("kr.notice_error", mse=mse, h=h) for h, mse in preset_mse.items()])
         first = Say("kr.notice_first", kernel=Message(f"kernel.{kernel}"), errors=errors, h=loo["optimum"])
     else:
         first = Say("kr.notice_first_upload", h=loo["optimum"])
-    return [first, Say("kr.notice", silverman=loo["silverman"], h=loo["optimum"])]
+    out = [first, Say("kr.notice")]
+    if not ignores_h(kernel):                   # (the constant kernel's leave-one-out has no h to compare with)
+        out.append(Say("kr.notice_silverman", silverman=loo["silverman"], h=loo["optimum"]))
+    return out
 
 
 def preset_errors(data: Mapping, kernel: str, bandwidths) -> dict[float, float]:
@@ -291,9 +336,10 @@ def sentences(values: Mapping[str, Any], data: Mapping | None = None) -> list[Sa
     asked = loo_question(data["x"], data["y"], kernel, loo["optimum"], tuple(presets(name).values()))
     optima = {k: select_bandwidth(data["x"], data["y"], k) for k in KERNELS if KERNELS[k].canonical}
     preset_mse = preset_errors(data, kernel, presets(name).values()) if data["true"] is not None else None
-    return flatten([readouts(fit), loo_text(), question(asked, kernel).why, loo_ends_caption(loo, kernel),
-                    snap_caption(BANDWIDTHS), width_text(optima), width_rows(), notice(data, loo, kernel, preset_mse),
-                    formula_text()])
+    clean = is_clean(data, values[NOISE.key])
+    return flatten([readouts(fit), loo_text(), question(asked, kernel, clean).why, loo_ends_caption(loo, kernel),
+                    snap_caption(BANDWIDTHS, loo, kernel), width_text(optima), width_rows(),
+                    notice(data, loo, kernel, preset_mse), formula_text()])
 
 
 @says("kr.same_width_help", fixed="what the toggle does: h × δ_K / δ of the chosen kernel, a formula")

@@ -169,7 +169,11 @@ def test_silverman_and_the_loo_optimum_the_notice_quotes(settings):
         data = data_of(values)
         loo = kr_lesson.figures(values, data)["loo_cv"].data()
         errors = kr_lesson.preset_errors(data, kernel, presets(name).values())
-        first, rest = kr_lesson.notice(data, loo, kernel, errors)
+        said = kr_lesson.notice(data, loo, kernel, errors)
+        if kernel == "constant":                        # no optimum to quote: test_the_constant_kernel_is_said_...
+            assert [x.key for x in said] == ["kr.notice_first_flat", "kr.notice"]
+            continue
+        first, _, rest = said
         h_opt = select_bandwidth(data["x"], data["y"], kernel)
         assert first.values["h"] == h_opt and rest.values["h"] == h_opt
         if kernel == "gaussian":
@@ -252,14 +256,30 @@ def test_undefined_readout_counts_the_queries_with_no_point_within_h(settings):
             assert line.values["line"].values["mse"] == pytest.approx(np.mean((est - data["true"]) ** 2), rel=1e-6)
 
 
-@checks(kr_lesson.snap_caption)
-def test_snap_caption():
-    """kr.snap: every bandwidth from 0.01 to 20 snaps to a grid value within the percentage it quotes."""
+@checks(kr_lesson.snap_caption, over=(DATASET, N, NOISE, KERNEL),
+        also=[{N: 2000, NOISE: 0.0}, {N: 500, NOISE: 0.0, KERNEL: "laplace"}, {N: 10, NOISE: 0.0}])
+def test_snap_caption(settings):
+    """kr.snap / kr.snap_outside: every bandwidth from 0.01 to 20 snaps to a grid value within the percentage it
+    quotes; a value a button sets outside that range (the leave-one-out optimum, whose search goes down to a
+    thousandth of the data's span, or Silverman's h) is said to be moved to the range's end, and only then; the
+    constant kernel's "optimum" (it ignores h) is not offered. Over the sweep, and at noise 0 with n = 2,000 (the
+    optimum 0.006 of the sine mix at seed 0) and n = 500 with the Laplace kernel."""
     bound = kr_lesson.snap_error(BANDWIDTHS)
     worst = max(max(snap_bandwidth(h) / h, h / snap_bandwidth(h)) - 1 for h in np.logspace(-2, np.log10(20), 4001))
     assert worst <= bound + 1e-12 and worst > 0.9 * bound
     assert bound < 0.05
-    assert f"{bound:.1%}" in str(kr_lesson.snap_caption(BANDWIDTHS))
+    outside = 0
+    for values in settings:
+        kernel = values[KERNEL.key]
+        loo = kr_lesson.figures(values)["loo_cv"].data()
+        said = kr_lesson.snap_caption(BANDWIDTHS, loo, kernel)
+        assert f"{bound:.1%}" in str(said[0])
+        moved = {s.values["what"].key: s.values["h"] for s in said[1:]}
+        for what, h in (("kr.optimum", loo["optimum"]), ("kr.silverman", loo["silverman"])):
+            offered = what != "kr.optimum" or kernel != "constant"
+            assert (what in moved) == (offered and not 0.01 <= h <= 20), (values, what, h)
+        outside += bool(moved)
+    assert outside                                       # the sweep reaches values outside the slider
 
 
 @checks(shared_lesson.presets_caption, kr_lesson.notice)
@@ -275,3 +295,18 @@ def test_upload_presets_and_notice():
     loo = kr_lesson.figures(values, data)["loo_cv"].data()
     first = kr_lesson.notice(data, loo, "gaussian", None)[0]
     assert first.key == "kr.notice_first_upload" and first.values["h"] == select_bandwidth(xs, ys, "gaussian")
+
+
+@checks(kr_lesson.notice, over=(DATASET, N, NOISE), fixed={KERNEL: "constant"})
+def test_the_constant_kernel_is_said_to_ignore_h(settings):
+    """kr.notice_first_flat: the constant kernel's fit is the mean of y at every h (written out here) and its
+    leave-one-out curve is flat, so the notice quotes no "optimum" but the one error, at every data setting."""
+    for values in settings:
+        data = data_of(values)
+        loo = kr_lesson.figures(values, data)["loo_cv"].data()
+        curve = loo["scores"]["constant"]
+        assert np.ptp(curve) < 1e-12 * max(1.0, float(np.abs(curve).max()))
+        errors = kr_lesson.preset_errors(data, "constant", presets(values[DATASET.key]).values())
+        first = kr_lesson.notice(data, loo, "constant", errors)[0]
+        assert first.key == "kr.notice_first_flat" and "h" not in first.values
+        assert first.values["mse"] == pytest.approx(np.mean((data["y"].mean() - data["true"]) ** 2), rel=1e-9)
