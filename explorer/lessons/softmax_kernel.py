@@ -307,12 +307,14 @@ def identity_text(res: Mapping, d: int, spread: float) -> Say:
     return Say("sk.unequal", tone="info", diff=res["max_diff"], fixed=res["max_diff_corrected"])
 
 
-@says("sk.temp_text")
+@says("sk.temp_text", "sk.temp_text_ties")
 def temp_text(res: Mapping, nw: Mapping) -> Say:
-    """What the smallest temperature and bandwidth do to the rows (``nw``: the h sweep's data)."""
+    """What the smallest temperature and bandwidth do to the rows (``nw``: the h sweep's data): towards one key, or,
+    where the mean max weight stays below 1/2, towards several that tie."""
     sweep, hs = res["tau_sweep"], nw["sweep"]
-    return Say("sk.temp_text", mw_tau=sweep["max_weight"].iloc[0], tau_lo=sweep["tau"].iloc[0],
-               mw_h=hs["max_weight"].iloc[0], h_lo=hs["bandwidth"].iloc[0])
+    mw_tau, mw_h = float(sweep["max_weight"].iloc[0]), float(hs["max_weight"].iloc[0])
+    return Say("sk.temp_text" if min(mw_tau, mw_h) > 0.5 else "sk.temp_text_ties", mw_tau=mw_tau,
+               tau_lo=sweep["tau"].iloc[0], mw_h=mw_h, h_lo=hs["bandwidth"].iloc[0])
 
 
 @says("sk.topk_text")

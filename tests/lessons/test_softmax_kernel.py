@@ -121,7 +121,8 @@ def test_dot_product_gives_long_keys_more_weight_than_the_kernel(settings):
         assert np.corrcoef(norms, dot.mean(0))[0, 1] > np.corrcoef(norms, gauss.mean(0))[0, 1], (d, n_keys, seed)
 
 
-@checks(SK.temp_text, SK.notice, over=(SK.D, SK.N_KEYS, SK.SPREAD, *DATA_SETTINGS))
+@checks(SK.temp_text, SK.notice, over=(SK.D, SK.N_KEYS, SK.SPREAD, *DATA_SETTINGS),
+        also=[{SK.D: 1, SK.SPREAD: 0.0}])
 def test_smaller_temperature_and_bandwidth_sharpen_the_rows(settings):
     """sk.temp_text / sk.notice line 4: over seeds 0-4 and the d / key-count / spread ends, the rows' entropy falls as
     τ falls and reaches log N at large τ; over both datasets, the n and noise sliders' ends and seeds 0-4 it falls as
@@ -138,6 +139,10 @@ def test_smaller_temperature_and_bandwidth_sharpen_the_rows(settings):
         said = SK.temp_text(res, SK.figures(values, data)["h_sweep"].data())
         assert said.values["mw_tau"] == pytest.approx(sw["max_weight"].iloc[0]) and said.values["tau_lo"] == 0.01
         assert said.values["mw_h"] == pytest.approx(nw["max_weight"].iloc[0])
+        one_key = min(sw["max_weight"].iloc[0], nw["max_weight"].iloc[0]) > 0.5
+        assert said.key == ("sk.temp_text" if one_key else "sk.temp_text_ties"), values
+        if d == 1 and spread == 0:                         # every key is ±1: half of them tie at each query
+            assert said.key == "sk.temp_text_ties"
 
 
 @checks(SK.topk_text, together=(SK.N_KEYS, SK.K_TOP))
@@ -161,12 +166,22 @@ def _learned(name, n, seed):
     return SK.FIGURES["learned_h"].compute(data={"x": d.x, "y": d.y})
 
 
+def _loo_gauss(x, y, h):
+    """Leave-one-out MSE of Gaussian NW, written out in numpy (log domain)."""
+    logw = -(x[:, None] - x[None, :]) ** 2 / (2 * h * h)
+    np.fill_diagonal(logw, -np.inf)
+    w = np.exp(logw - logw.max(1, keepdims=True))
+    return float(np.mean((w @ y / w.sum(1) - y) ** 2))
+
+
 @pytest.mark.slow           # trains to convergence at every seed and setting
-@checks(SK.learned_text, over=(DATASET, N))
+@checks(SK.learned_text, over=(DATASET, N, NOISE))
 def test_learned_bandwidth_text(settings):
     """sk.learned_text / sk.learned_text_far: the page says the learned h is next to the grid's LOO optimum of the
     same points only when it is within 10 % (ratio computed here from select_bandwidth on the same subsample), and
-    without leave-one-out h keeps falling; over both datasets at seeds 0-4 and the n slider's ends."""
+    without leave-one-out h keeps falling; over both datasets at seeds 0-4 and the n and noise sliders' ends. At
+    noise 0 too (where Adam with the usual β₂ = 0.999 stopped at 3-10× the optimum, and the page blamed a flat
+    curve): the learned h lands next to the optimum at every setting."""
     seen = set()
     for values in settings:
         data = data_of(values)
@@ -180,9 +195,13 @@ def test_learned_bandwidth_text(settings):
         near = abs(math.log(ratio)) <= math.log(1.1)
         assert said.key == ("sk.learned_text" if near else "sk.learned_text_far") and said.values["n"] == used
         seen.add(near)
+        if not near:                                       # it says: a dip of the curve, not its lowest point
+            h = lb["loo"]["h"].iloc[-1]
+            here, left, right = (_loo_gauss(data["x"][idx], data["y"][idx], v) for v in (h, 0.95 * h, 1.05 * h))
+            assert here <= min(left, right) and h > h_opt, (values, h, h_opt)
         tail = lb["no_loo"]["h"].to_numpy()[-50:]
         assert np.all(np.diff(tail) < 0), values              # keeps falling
-    assert seen == {True, False}                         # both sentences occur over the sweep
+    assert True in seen                                  # gradient descent reaches the optimum (all but n = 10)
 
 
 def _parametric(name, seed, hidden=SK.HIDDEN.default, nw_form=True):
@@ -234,3 +253,17 @@ def test_free_form_quotes_where_its_top_weight_lies(settings):
         said = SK.param_text(pf, data, False)
         assert said.key == "sk.param_text_free"
         assert (said.values["x"], said.values["x_top"]) == (float(data["x_grid"][picks[far]]), tops[far])
+
+
+@checks(SK.notice, over=(SK.D, SK.N_KEYS), also=[{SK.TAU_SQRT_D: False, SK.D: d, SK.TAU: tau}
+                                              for d in ends(SK.D) for tau in ends(SK.TAU)])
+def test_at_spread_zero_the_two_maps_agree_below_the_bound_the_notice_states(settings):
+    """sk.notice line 1: "agree to rounding (differences below 1e-12)" at spread 0, over d and the key count at their
+    ends and middle and the temperature slider's ends at every d end (d = 256, τ = 0.05, seed 4 reached 3.6e-13,
+    past the "~1e-16" it said before), seeds 0-4."""
+    assert "below 1e-12" in str(SK.notice())
+    for values in settings:
+        d, n_keys, _, tau, seed, res = _pair_of(values)
+        q, k, _ = random_qkv(d, 16, n_keys, 0.0, seed)
+        dot, gauss, _ = _numpy_pair(q, k, tau)
+        assert float(np.abs(dot - gauss).max()) < 1e-12 and res["max_diff"] < 1e-12, values
