@@ -154,10 +154,13 @@ def regimes_of(data: Mapping, kernel: str, n_queries: int) -> dict:
 ROW_SHAPES = ("spike", "band", "flat")
 
 
+ONE_HOT = 0.9          # a row is "near one-hot" (a spike) when its largest weight is above this on average
+
+
 def row_shape(entropy: float, log_n: float, max_weight: float) -> int:
-    """What a weight row looks like, as an index into ``ROW_SHAPES``: a spike (one weight above 1/2), nearly flat
-    (entropy above 95 % of log N), or a band in between."""
-    if max_weight > 0.5:
+    """What a weight row looks like, as an index into ``ROW_SHAPES``: a spike (nearly all weight on one key: the
+    largest above ``ONE_HOT``), nearly flat (entropy above 95 % of log N), or a band in between."""
+    if max_weight > ONE_HOT:
         return 0
     return 2 if entropy > 0.95 * log_n else 1
 
@@ -245,7 +248,8 @@ def notice(res: Mapping, ends: Mapping, data: Mapping, h: float) -> list[Say]:
     density = entropy_and_density(res["weights"], res["entropy"], res["x_query"], data["x"], kernel, h)
     return [Say("ah.notice"),
             Say(f"ah.notice_small_{small}", kernel=Message(f"kernel.{kernel}"), small=ends["small_h"],
-                mw_small=ends["max_weight_small"], ent_small=ends["entropy_small"], n=n),
+                mw_small=ends["max_weight_small"], ent_small=ends["entropy_small"], n=n,
+                keys=math.exp(ends["entropy_small"]) if math.isfinite(ends["entropy_small"]) else 0.0),
             Say("ah.notice_large", large=ends["large_h"], ent_large=ends["entropy_large"], log_n=math.log(n),
                 inv_n=1 / n, ratio=ends["row_ratio_large"]),
             Say("ah.notice_density" if density["holds"] else "ah.notice_density_not", corr=density["corr"],

@@ -334,13 +334,18 @@ def question(err: Mapping, kind: str) -> Question:
                         caveat=Message("ef.predict_rare") if feat["rare"] else ""))
 
 
-@says("ef.error_text", "ef.orth_helps", "ef.orth_barely")
+ORTH_HURTS = 1.1     # orthogonal directions "do worse" from this share of the iid error up
+
+
+@says("ef.error_text", "ef.orth_helps", "ef.orth_barely", "ef.orth_hurts")
 def error_text(err: Mapping) -> Say:
-    """Under the error figure: the measured slope and what orthogonal directions do."""
+    """Under the error figure: the measured slope and what orthogonal directions do (help below 0.9 of the iid
+    error, do worse from ``ORTH_HURTS``: positive features at a wide kernel give up to 4× it)."""
     feat = feature_error_summary(err)
-    return Say("ef.error_text", slope=err["slope"], share=err["orth_share"],
-               orth_clause=Message("ef.orth_helps" if feat["helps"] else "ef.orth_barely"), n_keys=err["n_keys"],
-               draws=err["draws"])
+    clause = "ef.orth_helps" if feat["helps"] else "ef.orth_hurts" if err["orth_share"] >= ORTH_HURTS else \
+        "ef.orth_barely"
+    return Say("ef.error_text", slope=err["slope"], share=err["orth_share"], orth_clause=Message(clause),
+               n_keys=err["n_keys"], draws=err["draws"])
 
 
 def scientific(log10: float) -> str:

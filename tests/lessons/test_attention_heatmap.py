@@ -74,8 +74,9 @@ def test_rows_are_averages_or_empty_and_a_narrow_kernel_draws_a_diagonal_band(se
 @checks(AH.notice, AH.question, over=(*DATA_SETTINGS, AH.N_QUERIES, KERNEL))
 def test_the_small_and_large_h_lines_say_what_the_rows_do(settings):
     """ah.notice_small_spike / ah.notice_small_band / ah.notice_small_none / ah.notice_small_flat /
-    ah.notice_large / ah.predict_why: the small-h line says whichever of near one-hot, spread over a few points, no
-    support or flat the rows at h = 0.01 are (largest weight and entropy computed here), and at h = 10 every row lies
+    ah.notice_large / ah.predict_why: the small-h line says whichever of near one-hot (largest weight above 0.9 on
+    average: the Laplace kernel's 0.64 at the defaults is not), spread over a few points, no support or flat the rows
+    at h = 0.01 are (largest weight and entropy computed here), and at h = 10 every row lies
     within the quoted factor (< 3) of 1/N with entropy above 95 % of log N; the question's answer is that shape."""
     for values in settings:
         data, res, xq = _drawn(values)
@@ -93,8 +94,10 @@ def test_the_small_and_large_h_lines_say_what_the_rows_do(settings):
             ent = float(entropy(torch.tensor(w[ok])).mean())
             assert small.values["mw_small"] == pytest.approx(mw, abs=1e-9)
             assert small.values["ent_small"] == pytest.approx(ent, abs=1e-6)
-            shape = "spike" if mw > 0.5 else "flat" if ent > 0.95 * math.log(n) else "band"
+            shape = "spike" if mw > 0.9 else "flat" if ent > 0.95 * math.log(n) else "band"
             assert small.key == f"ah.notice_small_{shape}", values
+            if values[KERNEL.key] == "laplace" and values[N.key] == 200 and values[DATASET.key] == "sine_mix":
+                assert small.key == "ah.notice_small_band", values     # 0.64 on average: not near one-hot
         wide = _numpy_weights(xq, data["x"], kernel, 10.0)
         assert (wide.max(1) / wide.min(1)).max() == pytest.approx(r["row_ratio_large"])
         assert r["row_ratio_large"] < 3

@@ -78,7 +78,7 @@ def _per_pair_variance(xq, xk, h, kind):
     return np.exp(-d * d) * np.expm1(s * s)     # E[e^(2ws)] e^(-2(|q|²+|k|²)) - e^(-Δ²)
 
 
-@checks(C.error_text, C.question, over=(*DATA_SETTINGS, C.H, C.KIND))
+@checks(C.error_text, C.question, over=(*DATA_SETTINGS, C.H, C.KIND), together=(C.KIND, C.H))
 def test_error_figure_and_its_text_over_the_settings(settings):
     """ef.error_text / ef.orth_helps / ef.orth_barely / ef.predict_why / ef.predict_rare: the dotted line is the exact
     iid theory (the variance written out here, over m); for trigonometric features the measured iid curve meets it
@@ -92,10 +92,18 @@ def test_error_figure_and_its_text_over_the_settings(settings):
         e = C.figures(values, data)["efficient_error"].data()
         x = np.asarray(data["x"])
         keys = x[np.linspace(0, len(x) - 1, ERROR_KEYS).round().astype(int)] if len(x) > ERROR_KEYS else x
-        sigma2 = _per_pair_variance(np.asarray(data["x_grid"])[::8], keys, h, kind).mean()
-        np.testing.assert_allclose(e["theory"], np.sqrt(sigma2 / e["m"]), rtol=1e-9)
-        helps = np.mean(e["orthogonal"] / e["iid"]) < 0.9
-        assert C.error_text(e).values["orth_clause"].key == ("ef.orth_helps" if helps else "ef.orth_barely")
+        with np.errstate(over="ignore"):
+            sigma2 = _per_pair_variance(np.asarray(data["x_grid"])[::8], keys, h, kind).mean()
+        if np.isfinite(sigma2):
+            np.testing.assert_allclose(e["theory"], np.sqrt(sigma2 / e["m"]), rtol=1e-9)
+        else:                      # past float64 (positive features, small h): its logarithm, as the lesson has it
+            assert 2 * e["log10_theory"][0] + np.log10(e["m"][0]) > 308, values      # σ² itself is past it
+        share = np.mean(e["orthogonal"] / e["iid"])
+        assert C.error_text(e).values["orth_clause"].key == ("ef.orth_helps" if share < 0.9 else "ef.orth_hurts"
+                                                             if share >= 1.1 else "ef.orth_barely"), values
+        if (values[C.KIND.key], values[C.H.key], values[C.SEED.key]) == ("positive", 1.0, 2) and \
+                values[N.key] == 200 and values[NOISE.key] == 0.3:
+            assert share > 1.1, (values, share)          # 4× worse there: the page said they "barely help"
         rare = e["iid"][-1] < 0.5 * e["theory"][-1]
         question = C.question(e, kind)
         assert question.answer == 1 and (question.why.values["caveat"] != "") == rare
