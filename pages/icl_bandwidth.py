@@ -53,7 +53,7 @@ with lesson_page(L, question="ib.question"):
     write(L.direction_text(direction))
 
     with explanation("ui.what_to_notice"):
-        write(L.notice())
+        write(L.notice(sweep, direction), join="")
     with explanation("ui.formula"):
         write(L.formula_text())
         st.latex(r"x_i^\top x = 1 - \tfrac12\lVert x - x_i\rVert^2 \;\Rightarrow\;"

@@ -208,7 +208,7 @@ def window_text(sweep: Mapping) -> list[Say]:
     return [Say(key, factor=s["factor"], h=sweep["window"][0], lo=LIPSCHITZ[0], hi=LIPSCHITZ[-1]),
             Say("ib.oracle_near" if s["near"] else "ib.oracle_far", lo=s["ratio_lo"], hi=s["ratio_hi"],
                 pct=NEAR - 1),
-            Say("ib.loo_text", lo=s["loo_ratio_lo"], hi=s["loo_ratio_hi"])]
+            Say("ib.loo_text", lo=s["loo_ratio_lo"], hi=s["loo_ratio_hi"], tlo=s["ratio_lo"], thi=s["ratio_hi"])]
 
 
 @says("ib.linear_always", "ib.linear_from", "ib.linear_never")
@@ -239,9 +239,16 @@ def direction_text(r: Mapping) -> list[Say]:
                 iso=a["isotropic_error"])]
 
 
-@says("ib.notice")
-def notice() -> Say:
-    return Say("ib.notice")
+@says("ib.notice", "ib.notice_oracle_near", "ib.notice_oracle_far", "ib.notice_direction",
+      "ib.notice_direction_not")
+def notice(sweep: Mapping, direction: Mapping) -> list[Say]:
+    """What to notice: the window is learned and moves with σ and n; whether training lands next to the oracle
+    here, and whether the full matrix found the tasks' direction here."""
+    s, a = summary(sweep), direction_summary(direction)
+    return [Say("ib.notice"),
+            Say("ib.notice_oracle_near") if s["near"] else
+            Say("ib.notice_oracle_far", lo=s["ratio_lo"], hi=s["ratio_hi"]),
+            Say("ib.notice_direction" if a["aligned"] else "ib.notice_direction_not", alignment=a["alignment"])]
 
 
 @says("ib.formula_text", fixed="the unit on unit vectors is Gaussian NW with h = 1/√w: an identity, checked at three w")
@@ -266,7 +273,8 @@ def sentences(values: Mapping[str, Any]) -> list[Say]:
     specs_ = figures(values)
     sweep = specs_["learned_window"].data()
     return flatten([question(sweep, values[L.key], noise).why, window_text(sweep), linear_text(sweep),
-                    direction_text(specs_["direction_matrix"].data()), notice(), formula_text()])
+                    direction_text(specs_["direction_matrix"].data()),
+                    notice(sweep, specs_["direction_matrix"].data()), formula_text()])
 
 
 @says("ib.lipschitz_help", fixed="every task's largest slope is L by construction: checked by finite differences")

@@ -1,5 +1,6 @@
 """Live training, its second half: what the page says when the viewer tests the heads (switching them off, their
-circuits) and about the KV cache. ``explorer.lessons.live_training`` is the lesson; it imports these.
+circuits), about the KV cache, and the facts its help texts and chart labels state. ``explorer.lessons.live_training``
+is the lesson; it imports these.
 """
 
 from __future__ import annotations
@@ -112,3 +113,15 @@ def kv_timing_text(timing: Mapping) -> Say:
     return Say("lt.kv_noisy", tone="warning", rounds=timing["rounds"], spread=timing["spread"])
 
 
+@says("lt.ablate_help", "lt.ablate_how_help", "lt.lr_help", fixed="what switching a head off, by zero or mean "
+      "ablation, does: checked against a forward pass by hand; what the learning-rate slider offers: its options")
+def help_texts() -> list[Say]:
+    """The help texts of this lesson's controls that state a fact (shown with the widgets, from their ``Param``)."""
+    return [Say("lt.ablate_help"), Say("lt.ablate_how_help"), Say("lt.lr_help")]
+
+
+@says("fig.ceiling", "fig.noise_floor", fixed="the entropy ceiling of a row (log of the number of keys it may see) and "
+                                            "the sine_icl task's noise variance, 0.09: constants drawn on the charts")
+def chart_labels(trainer) -> list[Say]:
+    """The labels the live charts draw on their reference lines."""
+    return [Say("fig.ceiling", value=trainer.task.entropy_ceiling()), Say("fig.noise_floor", value=0.09)]

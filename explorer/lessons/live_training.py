@@ -43,6 +43,7 @@ from ..training.probes import (  # noqa: F401  (EVAL_*, ablation, heads, kv_cach
     heads,
     icl_view,
     kv_cache_gap,
+    local_distances,
     uniform_baseline,
     untrained_loss,
 )
@@ -58,8 +59,10 @@ from .live_heads import (  # noqa: F401  (the page's: this lesson's second half,
     ABOUT,
     INDUCTION_SEEDS,
     RANGE_SLACK,
+    chart_labels,
     circuits_induction,
     circuits_text,
+    help_texts,
     importance_caption,
     kcomp_caption,
     kv_bidirectional,
@@ -391,6 +394,12 @@ def watch(trainer) -> Say:
     """What to watch for on the current task; on the induction task, with what its models do across the seeds
     (``INDUCTION_SEEDS``) against uniform attention's scores."""
     task = trainer.task.name
+    if task == "sine_icl":
+        with trainer.lock:
+            maps = [m.numpy() for m in trainer.attention_maps()]
+            example = trainer.example_predictions()
+        near = local_distances(icl_view(example, maps))
+        return Say("lt.watch", task=Message(f"taskname.{task}"), text=Message("watch.sine_icl", **near))
     if task != "induction":
         return Say("lt.watch", task=Message(f"taskname.{task}"), text=Message(f"watch.{task}"))
     facts, base = INDUCTION_SEEDS, uniform_baseline(trainer)
@@ -431,17 +440,3 @@ def sentences(values: Mapping[str, Any], trainer=None) -> list[Say]:
         said.append(kv_bidirectional())
     said.append(kv_flops_caption(specs_["kv_flops"].data()))
     return flatten(said)
-
-
-@says("lt.ablate_help", "lt.ablate_how_help", "lt.lr_help", fixed="what switching a head off, by zero or mean "
-      "ablation, does: checked against a forward pass by hand; what the learning-rate slider offers: its options")
-def help_texts() -> list[Say]:
-    """The help texts of this lesson's controls that state a fact (shown with the widgets, from their ``Param``)."""
-    return [Say("lt.ablate_help"), Say("lt.ablate_how_help"), Say("lt.lr_help")]
-
-
-@says("fig.ceiling", "fig.noise_floor", fixed="the entropy ceiling of a row (log of the number of keys it may see) and "
-                                            "the sine_icl task's noise variance, 0.09: constants drawn on the charts")
-def chart_labels(trainer) -> list[Say]:
-    """The labels the live charts draw on their reference lines."""
-    return [Say("fig.ceiling", value=trainer.task.entropy_ceiling()), Say("fig.noise_floor", value=0.09)]

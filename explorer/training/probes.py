@@ -150,3 +150,12 @@ def icl_view(example: dict, maps: list[np.ndarray]) -> dict:
     return {"maps": sub, "x": x, "y": y, "is_query": is_query, "prediction": pred,
             "nw_prediction": nw[order], "h": h, "x_query": x[qry], "x_context": x[ctx],
             "mse": float(np.mean((pred[qry] - y[qry]) ** 2)), "nw_mse": float(np.mean((nw - y[qry]) ** 2))}
+
+
+def local_distances(view) -> dict:
+    """In-context regression's maps (``icl_view``): |x_query − x_context| averaged with each head's weights (the best
+    head's, ``now``) and with uniform weights (``uniform``)."""
+    d = np.abs(np.asarray(view["x_query"])[:, None] - np.asarray(view["x_context"])[None, :])
+    heads = [w for layer in view["maps"] for w in layer]
+    now = min(float(((w / w.sum(-1, keepdims=True)) * d).sum(-1).mean()) for w in heads)
+    return {"now": now, "uniform": float(d.mean())}

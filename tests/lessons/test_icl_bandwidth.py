@@ -82,7 +82,7 @@ def test_the_leave_one_out_bandwidth_is_the_median_of_each_contexts_pick(n, nois
         picks.append(incontext.H_GRID[int(np.argmin(errors))])
     assert incontext.loo_bandwidth(2.0, noise, n, seed=1, contexts=contexts) == pytest.approx(float(np.median(picks)))
 
-@checks(IB.window_text, IB.question, **EVERY_L)
+@checks(IB.window_text, IB.question, IB.notice, **EVERY_L)
 def test_the_window_narrows_with_L_and_sits_at_the_oracle(settings):
     """ib.window_text_shrinks (so not ib.window_text_not) / ib.oracle_near / ib.loo_text / ib.predict_why /
     ib.trend_*: at the defaults and seeds 0-2 the learned window narrows at every step of L (a factor 16 in L),
@@ -100,6 +100,10 @@ def test_the_window_narrows_with_L_and_sits_at_the_oracle(settings):
         assert said[1].values["lo"] == pytest.approx(ratio.min()) and said[1].values["hi"] == pytest.approx(ratio.max())
         loo = np.asarray(s["loo"]) / np.asarray(s["oracle"])
         assert 0.5 < loo.min() <= loo.max() < 2.0 and said[2].values["lo"] == pytest.approx(loo.min())
+        trained = said[2].values
+        assert trained["tlo"] == pytest.approx(ratio.min()) and trained["thi"] == pytest.approx(ratio.max())
+        direction = IB.figures(values)["direction_matrix"].data()
+        assert [x.key for x in IB.notice(s, direction)] == ["ib.notice", "ib.notice_oracle_near", "ib.notice_direction"]
         question = IB.question(s, values[IB.L.key], values[IB.NOISE.key])
         assert question.answer == 2 and question.why.key == "ib.predict_why"
         o = incontext.oracle_bandwidth(2.0, DEFAULT["noise"], DEFAULT["n"], seed)["h"]
@@ -268,3 +272,30 @@ def test_the_question_asks_about_the_step_from_the_current_L():
     assert str(IB.question(s, 2.0, DEFAULT["noise"]).asked) == t("ib.predict_q", "en", a=2.0, b=4.0)
     assert str(IB.question(s, IB.LIPSCHITZ[-1], DEFAULT["noise"]).asked) == \
         t("ib.predict_q", "en", a=IB.LIPSCHITZ[-2], b=IB.LIPSCHITZ[-1])
+
+
+@checks(IB.notice, over=(), fixed={IB.NOISE: 0.0, IB.N: 128}, seeds=SEEDS)
+def test_without_noise_and_with_many_points_the_notice_does_not_claim_the_oracle(settings):
+    """ib.notice_oracle_far: at σ = 0 and n = 128 training lands 2.4-2.8× the oracle's window at seeds 0-2, and the
+    notice (which said "lands next to the oracle" whatever the settings) quotes that range."""
+    for values in settings:
+        s = _sweep_of(values)
+        ratio = np.asarray(s["window"]) / np.asarray(s["oracle"])
+        said = IB.notice(s, {"alignment": 0.9, "isotropic_alignment": 0.35, "error": 0.1, "isotropic_error": 0.2})[1]
+        near = bool(np.all((ratio < IB.NEAR) & (ratio > 1 / IB.NEAR)))
+        assert said.key == ("ib.notice_oracle_near" if near else "ib.notice_oracle_far"), (values, ratio)
+        if not near:
+            assert (said.values["lo"], said.values["hi"]) == (pytest.approx(ratio.min()), pytest.approx(ratio.max()))
+
+
+@checks(IB.notice, over=(), fixed={IB.NOISE: 1.0, IB.N: 8, IB.L: 0.5}, seeds=(0,))
+def test_the_notice_says_m_lines_up_only_where_it_does(settings):
+    """ib.notice_direction / ib.notice_direction_not: at σ = 1, n = 8, L = 0.5 (seed 0) M's alignment with bbᵀ is
+    near 0 and the notice says M has not found the direction (it said "M lines up" at every setting)."""
+    for values in settings:
+        direction = IB.figures(values)["direction_matrix"].data()
+        said = IB.notice({"window": np.ones(5), "oracle": np.ones(5), "loo": np.ones(5),
+                          "linear_error": np.ones(5), "softmax_error": np.ones(5), "L": np.ones(5)}, direction)[2]
+        aligned = round(float(direction["alignment"]), 2) >= IB.ALIGNED
+        assert said.key == ("ib.notice_direction" if aligned else "ib.notice_direction_not"), values
+        assert not aligned and said.values["alignment"] == direction["alignment"]

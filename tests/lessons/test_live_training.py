@@ -99,13 +99,15 @@ def test_sine_icl_maps_are_local_and_the_text_numbers(settings):
     for values in settings:
         seed = values[lt_lesson.SEED.key]
         tr = _trained(values, 500)
-        assert lt_lesson.watch(tr).values["text"].key == "watch.sine_icl"
+        watched = lt_lesson.watch(tr).values["text"]
+        assert watched.key == "watch.sine_icl"
         icl = lt_lesson.figures(values, tr)["icl_maps"].data()
         v = lt_lesson.icl_view(tr.example_predictions(), [m.numpy() for m in tr.attention_maps()])
         assert lt_lesson.icl_text(icl).values["mse"] == pytest.approx(v["mse"])
         d = np.abs(v["x_query"][:, None] - v["x_context"][None, :])
-        best = min(float(((w / w.sum(-1, keepdims=True)) * d).sum(-1).mean()) for w in v["maps"][0])
+        best = min(float(((w / w.sum(-1, keepdims=True)) * d).sum(-1).mean()) for layer in v["maps"] for w in layer)
         assert best < 0.6 * float(d.mean()), seed
+        assert (watched.values["now"], watched.values["uniform"]) == (pytest.approx(best), pytest.approx(d.mean()))
         assert np.mean([r["loss"] for r in tr.history[-50:]]) < 2 * tr.task.NOISE ** 2, seed
         y, q = v["y"], v["is_query"]
         assert v["mse"] == pytest.approx(float(np.mean((v["prediction"][q] - y[q]) ** 2)))
