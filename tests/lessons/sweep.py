@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import ModuleType
@@ -29,6 +30,7 @@ import pytest
 
 from explorer.data import DATASETS
 from explorer.kernels import KERNELS
+from explorer.lessons.base import Say
 from explorer.lessons.params import Param, defaults
 
 SEEDS = range(5)
@@ -129,3 +131,14 @@ def checks(*targets, lesson: ModuleType | None = None, **sweep) -> Callable:
                                                           if p.name != "settings"])
         return pytest.mark.sweep(run)
     return mark
+
+
+MARKUP = re.compile(r"\{[a-z_]+[^}]*\}|\$|<[a-z/]")
+
+
+def assert_words(said: Say) -> None:
+    """A sentence as a viewer reads it, in both languages: no inf or nan, no unfilled placeholder, no raw markup."""
+    for lang in ("en", "zh"):
+        text = said.in_lang(lang)
+        assert not re.search(r"\b-?(inf|nan)\b|∞%", text), (said.key, lang, text)      # a number formatted
+        assert not MARKUP.search(text), (said.key, lang, text)

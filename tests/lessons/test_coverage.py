@@ -20,7 +20,7 @@ from explorer.i18n import EN, ZH
 from explorer.lessons import LESSONS
 from explorer.lessons.base import Say, flatten, sayers
 from explorer.lessons.params import defaults
-from tests.lessons.sweep import CHECKED
+from tests.lessons.sweep import CHECKED, assert_words
 
 MODULES = [importlib.import_module(f"explorer.lessons.{m.name}") for m in pkgutil.iter_modules(lesson_package.__path__)]
 for _m in pkgutil.iter_modules(test_package.__path__):          # their ``checks`` marks fill CHECKED
@@ -64,17 +64,6 @@ def test_every_lesson_says_its_sentences_headless(name):
     assert all(s.key in declared for s in said), [s.key for s in said if s.key not in declared]
     for s in said:
         assert_words(s)
-
-
-MARKUP = re.compile(r"\{[a-z_]+[^}]*\}|\$|<[a-z/]")
-
-
-def assert_words(said: Say) -> None:
-    """A sentence as a viewer reads it, in both languages: no inf or nan, no unfilled placeholder, no raw markup."""
-    for lang in ("en", "zh"):
-        text = said.in_lang(lang)
-        assert not re.search(r"\b-?(inf|nan)\b|∞%", text), (said.key, lang, text)      # a number formatted
-        assert not MARKUP.search(text), (said.key, lang, text)
 
 
 def test_pages_build_no_claim_of_their_own():

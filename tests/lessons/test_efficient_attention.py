@@ -278,7 +278,7 @@ def test_the_positive_features_theory_is_quoted_even_past_floats_range(settings)
     """ef.positive_text: where |x + xᵢ|/h is large (small h: the sine mix at h = 0.2, D2L at h up to 0.3) exp(s²)
     passes float64's range and the theory's RMS error was printed as "inf"; it is quoted as a number, its base-10
     logarithm that of σ²/m written out here with a log-sum-exp in numpy; and the caption shows no raw braces."""
-    from tests.lessons.test_coverage import assert_words
+    from tests.lessons.sweep import assert_words
 
     for values in settings:
         data = data_of(values)

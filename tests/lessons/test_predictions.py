@@ -193,7 +193,7 @@ def test_kr_question_at_noise_zero_offers_scored_choices_and_says_no_inf(setting
     neighbour) the offered leave-one-out optimum has a score (rounded up where rounding down fell below the
     nearest-neighbour limit: sine mix seed 2, Epanechnikov, 0.0773 offered as 0.077 had none), the answer is the
     lowest score of a plain loop, the reason names no noise, and no sentence says inf."""
-    from tests.lessons.test_coverage import assert_words
+    from tests.lessons.sweep import assert_words
 
     for values in settings:
         name, kernel = values[DATASET.key], values[KERNEL.key]

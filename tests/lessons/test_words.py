@@ -12,8 +12,7 @@ import pytest
 
 from explorer.lessons import attention_heatmap, efficient_attention, kernel_regression, masking, scaling, softmax_kernel
 from explorer.lessons.base import Spec
-from tests.lessons.sweep import SEEDS, settings
-from tests.lessons.test_coverage import assert_words
+from tests.lessons.sweep import SEEDS, assert_words, settings
 
 LESSONS = {masking: SEEDS, scaling: SEEDS, attention_heatmap: SEEDS, efficient_attention: SEEDS,
            kernel_regression: (0,), softmax_kernel: (0,)}
