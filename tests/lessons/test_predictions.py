@@ -46,6 +46,16 @@ def _loo_any(x, y, kernel, h):
     return float(np.mean(errors))
 
 
+def _kr_asked(values, clean=False):
+    """(dataset name, kernel, x, y, the optimum, ``loo_question``'s answer, the lesson's question) at ``values``."""
+    name, kernel = values[DATASET.key], values[KERNEL.key]
+    data = data_of(values)
+    x, y = np.asarray(data["x"], float), np.asarray(data["y"], float)
+    optimum = select_bandwidth(x, y, kernel)
+    asked = kr_lesson.loo_question(x, y, kernel, optimum, tuple(presets(name).values()))
+    return name, kernel, x, y, optimum, asked, kr_lesson.question(asked, kernel, clean)
+
+
 @checks(kr_lesson.question, together=(DATASET, KERNEL))
 def test_kr_question_offers_choices_a_margin_apart_and_its_answer_holds(settings):
     """kr.predict_q / kr.predict_why / kr.predict_why_tie, at seeds 0-4, both datasets and every kernel: the offered
@@ -53,12 +63,7 @@ def test_kr_question_offers_choices_a_margin_apart_and_its_answer_holds(settings
     leave-one-out error of a plain loop; every choice within 2 % of it counts as right, and the margin the page
     states (the next best's excess) is the loop's."""
     for values in settings:
-        name, kernel = values[DATASET.key], values[KERNEL.key]
-        data = data_of(values)
-        x, y = np.asarray(data["x"], float), np.asarray(data["y"], float)
-        optimum = select_bandwidth(x, y, kernel)
-        asked = kr_lesson.loo_question(x, y, kernel, optimum, tuple(presets(name).values()))
-        question = kr_lesson.question(asked, kernel)
+        name, kernel, x, y, optimum, _, question = _kr_asked(values)
         rounded = float(f"{optimum:.2g}")
         far = kernel != "constant" and \
             all(abs(math.log(rounded / p)) >= math.log(1.5) for p in presets(name).values())
@@ -196,12 +201,7 @@ def test_kr_question_at_noise_zero_offers_scored_choices_and_says_no_inf(setting
     from tests.lessons.sweep import assert_words
 
     for values in settings:
-        name, kernel = values[DATASET.key], values[KERNEL.key]
-        data = data_of(values)
-        x, y = np.asarray(data["x"], float), np.asarray(data["y"], float)
-        optimum = select_bandwidth(x, y, kernel)
-        asked = kr_lesson.loo_question(x, y, kernel, optimum, tuple(presets(name).values()))
-        question = kr_lesson.question(asked, kernel, clean=True)
+        name, kernel, x, y, optimum, asked, question = _kr_asked(values, clean=True)
         loop = np.array([_loo_any(x, y, kernel, h) for h in asked["h"]])
         assert loop[question.answer] == pytest.approx(loop.min(), rel=1e-9), values
         if kernel != "constant" and optimum >= 0.01:
