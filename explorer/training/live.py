@@ -36,6 +36,7 @@ class LiveRun:
     architecture: tuple | None = None
     running: bool = False
     chunk: int = 5                                # steps per tick, adjusted to ``TICK_BUDGET``
+    asked_anew: bool = False                      # Reset: the next model is new by request, not by a change
 
     def sync(self, task: str, n_layers: int, n_heads: int, d_model: int, seq_len: int, with_mlp: bool, seed: int,
              lr: float, warmup: int, temperature: TemperatureSchedule) -> bool:
@@ -49,16 +50,16 @@ class LiveRun:
             made = make_task(task, seq_len)
             config = made.model_config(n_layers=n_layers, n_heads=n_heads, d_model=d_model, with_mlp=with_mlp)
             trainer = Trainer(config, made, lr=lr, warmup=warmup, seed=seed, device=get_device())
-            rebuilt = self.trainer is not None
-            self.trainer, self.architecture = trainer, architecture
+            rebuilt = self.trainer is not None and not self.asked_anew
+            self.trainer, self.architecture, self.asked_anew = trainer, architecture, False
             self.pause()
         self.trainer.set_lr(lr, warmup)
         self.trainer.set_temperature_schedule(temperature)
         return rebuilt
 
     def reset(self) -> None:
-        """A new model with the same settings (the next ``sync`` builds it)."""
-        self.architecture = None
+        """A new model with the same settings (the next ``sync`` builds it, and does not call it a change)."""
+        self.architecture, self.asked_anew = None, True
         self.pause()
 
     def start(self) -> None:

@@ -424,6 +424,8 @@ def test_the_live_runs_messages():
     first = run.trainer
     assert run.sync(**{**settings, "lr": 1e-3}) is False and run.trainer is first
     assert run.sync(**{**settings, "seed": 1}) is True and run.trainer is not first
+    run.reset()
+    assert run.sync(**{**settings, "seed": 1}) is False and run.trainer.step_count == 0    # asked for: no notice
     with pytest.raises(ValueError) as refused:
         run.sync(**{**settings, "warmup": -5})
     assert lt_lesson.kept(refused.value).key == "lt.kept" and run.trainer.lr == settings["lr"]
