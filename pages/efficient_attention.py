@@ -42,13 +42,8 @@ with lesson_page(L, question="ef.question"):
     st.subheader(tr("ef.online_header"))
     c1, c2, c3 = st.columns(3)
     draw(L.X0, c1)
-    block = draw(L.BLOCK, c2)
-    n_blocks = L.n_blocks(data, block)
-    if n_blocks > 1:
-        step = draw(L.STEP, c3, hi=n_blocks)
-    else:                                   # a slider from 1 to 1 cannot be drawn: nothing to step through
-        step = 1
-        c3.caption(tr("ef.one_block", n=len(data["x"]), block=block))
+    n_blocks = L.n_blocks(data, draw(L.BLOCK, c2))
+    step = draw(L.STEP, c3, hi=n_blocks)
     specs = L.figures(values(L), data)
     row = spec_data(specs["online_logits"])
     left, right = st.columns(2)

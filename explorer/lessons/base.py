@@ -149,11 +149,6 @@ def sayers(module: ModuleType) -> dict[str, Callable]:
             if callable(fn) and hasattr(fn, "says") and getattr(fn, "__module__", None) == module.__name__}
 
 
-def claims(module: ModuleType) -> dict[str, Callable]:
-    """Every claim key of a lesson module and the function that may say it."""
-    return {key: fn for fn in sayers(module).values() for key in fn.says}
-
-
 def flatten(said: Say | Iterable | None) -> list[Say]:
     """A function's sentences as a flat list (a function may return one ``Say``, a list, or None)."""
     if said is None:

@@ -46,7 +46,8 @@ def draw(param: Param, where: Any = st, *, lo: float | None = None, hi: float | 
          label: dict | None = None, help: dict | None = None, options: Sequence | None = None,
          on_change: Callable[[], None] | None = None, **extra) -> Any:
     """Draw the setting's widget in ``where`` (``st``, a column, the sidebar) and return its value. ``lo``/``hi``
-    narrow a slider's range for this run (the value is clamped into it, and the help's "{lo} to {hi}" says so);
+    narrow a slider's range for this run (the value is clamped into it, and the help's "{lo} to {hi}" says so; a
+    range narrowed to one value is said in a caption, as a slider cannot show it);
     ``options`` narrows a multiselect's choices for this run (chosen values no longer offered are dropped);
     ``label``/``help`` fill placeholders of their texts; ``on_change`` runs when the viewer moves it (else the
     setting's ``ON_CHANGE``); ``extra`` goes to the widget (e.g. ``disabled``)."""
@@ -64,6 +65,9 @@ def draw(param: Param, where: Any = st, *, lo: float | None = None, hi: float | 
         kind = type(state[p.key])
         bottom, top = kind(p.lo if lo is None else lo), kind(p.hi if hi is None else hi)
         state[p.key] = min(max(state[p.key], bottom), top)
+        if bottom == top:               # narrowed to one value (one block of keys): no slider can show it
+            where.caption(tr("ui.only_value", label=text, value=option_text(p, bottom)))
+            return bottom
         return where.slider(text, bottom, top, step=p.step, **common)
     if p.kind == "number":
         return where.number_input(text, int(p.lo), int(p.hi), step=p.step or 1, **common)

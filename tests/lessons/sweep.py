@@ -28,13 +28,11 @@ from typing import Any
 
 import pytest
 
-from explorer.data import DATASETS
 from explorer.kernels import KERNELS
 from explorer.lessons.base import Say
 from explorer.lessons.params import Param, defaults
 
 SEEDS = range(5)
-DATASET_NAMES = tuple(DATASETS)
 WIDE_KERNELS = tuple(k for k in KERNELS if KERNELS[k].canonical)      # every kernel with a width
 CHECKED: dict[Any, list[tuple[str, bool]]] = {}     # what a test checks -> (test, whether it sweeps)
 

@@ -81,3 +81,22 @@ def test_help_states_the_range_the_widget_shows():
     assert FLAG.help_text("en") is None
     same = Control("x.same", "toggle", True, "kr.same_width", "kr.same_width_help")
     assert "{" not in same.help_text("en")
+
+
+def _one_value_script():
+    import streamlit as st
+
+    from explorer.lessons.params import Param
+    from explorer.ui.control import draw
+
+    st.session_state["got"] = draw(Param("x.step", "slider", 1, "ef.step", lo=1, hi=200), hi=1)
+
+
+def test_a_slider_narrowed_to_one_value_is_said_not_drawn():
+    """A range narrowed to one value (the online softmax's steps when every key fits in one block) cannot be a
+    slider (Streamlit refuses min = max): the value is returned and said in a caption."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_one_value_script).run()
+    assert not at.exception and not at.slider and at.session_state["got"] == 1
+    assert at.caption[0].value.endswith("1 (the only value these settings allow)")
