@@ -95,8 +95,9 @@ def _loo(data: Mapping, kernels: tuple[str, ...], same_width: bool) -> dict:
 def _draw_loo(d: dict, lang: str):
     """Marks: ``current`` (the bandwidth now), ``answer`` (the question, ``loo_question``, once revealed)."""
     name = {k: t(f"kernel.{k}", lang) for k in d["scores"]}
+    first = next(iter(d["scores"]))            # the chosen kernel; one that ignores h has no optimum to mark
     return rfig.loo_cv_figure(d["bandwidths"], {name[k]: s for k, s in d["scores"].items()}, current=d["current"],
-                              optimum=d["optimum"], silverman=d["silverman"], lang=lang,
+                              optimum=None if ignores_h(first) else d["optimum"], silverman=d["silverman"], lang=lang,
                               x_by_series={name[k]: x for k, x in d["x_of"].items()} if d["shift"] else None,
                               answer=d.get("answer"))
 

@@ -10,6 +10,7 @@ import torch
 
 from explorer.bandwidth import loo_cv_scores, select_bandwidth, silverman_bandwidth
 from explorer.data import DATASETS, make_dataset, query_grid
+from explorer.i18n import t
 from explorer.kernels import KERNELS, equivalent_bandwidth
 from explorer.lessons import kernel_regression as kr_lesson
 from explorer.lessons import shared as shared_lesson
@@ -309,3 +310,6 @@ def test_the_constant_kernel_is_said_to_ignore_h(settings):
         first = kr_lesson.notice(data, {"optimum": math.nan, "silverman": math.nan}, "constant", errors)[0]
         assert first.key == "kr.notice_first_flat" and "h" not in first.values
         assert first.values["mse"] == pytest.approx(np.mean((data["y"].mean() - data["true"]) ** 2), rel=1e-9)
+    loo = kr_lesson.figures(settings[0])["loo_cv"]                         # nor does its figure mark an optimum
+    names = [trace.name or "" for trace in loo.figure("en").data]
+    assert not any(name.startswith(t("fig.loo_optimum")) for name in names), names

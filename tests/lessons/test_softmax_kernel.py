@@ -18,6 +18,7 @@ from explorer.lessons import softmax_kernel as SK
 from explorer.lessons.shared import DATASET, NOISE, N, data_of
 from explorer.regression import nadaraya_watson, nw_weights
 from tests.lessons.sweep import checks, ends
+from tests.lessons.test_predictions import _loo_any
 
 DEFAULT = {"d": 16, "n_keys": 24, "spread": 0.0}         # the page's defaults (τ = √d)
 # d, the key count, the spread and the temperature at their ends and middle; the temperature slider (the √d switch
@@ -166,14 +167,6 @@ def _learned(name, n, seed):
     return SK.FIGURES["learned_h"].compute(data={"x": d.x, "y": d.y})
 
 
-def _loo_gauss(x, y, h):
-    """Leave-one-out MSE of Gaussian NW, written out in numpy (log domain)."""
-    logw = -(x[:, None] - x[None, :]) ** 2 / (2 * h * h)
-    np.fill_diagonal(logw, -np.inf)
-    w = np.exp(logw - logw.max(1, keepdims=True))
-    return float(np.mean((w @ y / w.sum(1) - y) ** 2))
-
-
 @pytest.mark.slow           # trains to convergence at every seed and setting
 @checks(SK.learned_text, over=(DATASET, N, NOISE))
 def test_learned_bandwidth_text(settings):
@@ -197,7 +190,8 @@ def test_learned_bandwidth_text(settings):
         seen.add(near)
         if not near:                                       # it says: a dip of the curve, not its lowest point
             h = lb["loo"]["h"].iloc[-1]
-            here, left, right = (_loo_gauss(data["x"][idx], data["y"][idx], v) for v in (h, 0.95 * h, 1.05 * h))
+            here, left, right = (_loo_any(data["x"][idx], data["y"][idx], "gaussian", v)
+                                 for v in (h, 0.95 * h, 1.05 * h))
             assert here <= min(left, right) and h > h_opt, (values, h, h_opt)
         tail = lb["no_loo"]["h"].to_numpy()[-50:]
         assert np.all(np.diff(tail) < 0), values              # keeps falling
