@@ -163,7 +163,8 @@ def _icl(trainer) -> dict:
     with trainer.lock:
         maps = [m.numpy() for m in trainer.attention_maps()]
         example = trainer.example_predictions()
-    return {**icl_view(example, maps), "floor": trainer.task.loss_floor()}
+    view = icl_view(example, maps)
+    return {**view, **local_distances(view), "floor": trainer.task.loss_floor()}
 
 
 @figure("icl_maps", _icl, cached=False)
@@ -385,8 +386,10 @@ def scores_caption(trainer) -> Say | None:
 
 @says("lt.icl_text")
 def icl_text(icl: Mapping) -> Say:
-    """In-context regression: the model's error on its held-out example against NW's on the same context."""
-    return Say("lt.icl_text", mse=icl["mse"], nw_mse=icl["nw_mse"], h=icl["h"], floor=icl["floor"])
+    """In-context regression, under the fit (redrawn with the maps): how near the query its best head's weight sits,
+    and the model's error on its held-out example against NW's on the same context."""
+    return Say("lt.icl_text", near=icl["near"], uniform=icl["uniform"], mse=icl["mse"], nw_mse=icl["nw_mse"],
+               h=icl["h"], floor=icl["floor"])
 
 
 @says("lt.watch", "watch.induction", "watch.reverse", "watch.sort", "watch.sine_icl")
@@ -394,12 +397,6 @@ def watch(trainer) -> Say:
     """What to watch for on the current task; on the induction task, with what its models do across the seeds
     (``INDUCTION_SEEDS``) against uniform attention's scores."""
     task = trainer.task.name
-    if task == "sine_icl":
-        with trainer.lock:
-            maps = [m.numpy() for m in trainer.attention_maps()]
-            example = trainer.example_predictions()
-        near = local_distances(icl_view(example, maps))
-        return Say("lt.watch", task=Message(f"taskname.{task}"), text=Message("watch.sine_icl", **near))
     if task != "induction":
         return Say("lt.watch", task=Message(f"taskname.{task}"), text=Message(f"watch.{task}"))
     facts, base = INDUCTION_SEEDS, uniform_baseline(trainer)

@@ -154,8 +154,8 @@ def icl_view(example: dict, maps: list[np.ndarray]) -> dict:
 
 def local_distances(view) -> dict:
     """In-context regression's maps (``icl_view``): |x_query − x_context| averaged with each head's weights (the best
-    head's, ``now``) and with uniform weights (``uniform``)."""
+    head's, ``near``) and with uniform weights (``uniform``)."""
     d = np.abs(np.asarray(view["x_query"])[:, None] - np.asarray(view["x_context"])[None, :])
     heads = [w for layer in view["maps"] for w in layer]
-    now = min(float(((w / w.sum(-1, keepdims=True)) * d).sum(-1).mean()) for w in heads)
-    return {"now": now, "uniform": float(d.mean())}
+    near = min(float(((w / w.sum(-1, keepdims=True)) * d).sum(-1).mean()) for w in heads)
+    return {"near": near, "uniform": float(d.mean())}
