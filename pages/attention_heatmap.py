@@ -8,6 +8,7 @@ from explorer.ui.cache import spec_data
 from explorer.ui.control import draw, rerun_alone, stop_page, value, values
 from explorer.ui.controls import TYPED_PART, dataset_controls, kernel_bandwidth_controls
 from explorer.ui.figure import show_spec
+from explorer.ui.follow import FRAME_CELLS, Follow
 from explorer.ui.layout import explanation, write
 from explorer.ui.page import lesson_page, page_part
 from explorer.ui.predict import prediction
@@ -23,9 +24,12 @@ def weights(data: dict) -> dict:
 
 @page_part(L, MAIN)
 def heatmap(data: dict) -> None:
-    """The weight matrix and its size."""
+    """The weight matrix and its size; the matrix follows a drag of h (frames drawn ahead) when it is small enough."""
     try:
-        res = show_spec(L.figures(values(L), data)["weights_heatmap"], key="heatmap", main=True)
+        cells = value(L.N_QUERIES) * len(data["x"])          # (a larger matrix is redrawn when the drag ends)
+        res = show_spec(L.figures(values(L), data)["weights_heatmap"], key="heatmap", main=True,
+                        follow=Follow(L.BANDWIDTH, lambda v: L.figures(v, data), values(L))
+                        if cells <= FRAME_CELLS else None)
     except ValueError as err:
         stop_page(say(err))
     write(L.size_caption(res))

@@ -81,7 +81,8 @@ def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence 
     cols = cols or n
     rows = -(-n // cols)
     zmax = zmax if zmax is not None else max(float(np.nanmax(m)) for m in mats) or 1.0   # all zero: scale 0..1
-    axes, annotations, refs = grid_axes(n, cols, x_title, y_title, titles, style)
+    height = height or max(300, 280 * rows)
+    axes, annotations, refs = grid_axes(n, cols, x_title, y_title, titles, style, height=height)
     for i, (_, yr) in enumerate(refs):       # the panels share their rows: labelled once, left of each row's first
         if i % cols:                         # (a later panel's labels would sit on the panel before it)
             axes["yaxis" + yr[1:]]["showticklabels"] = False
@@ -100,7 +101,7 @@ def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence 
     layout = {**axes, "annotations": annotations, "coloraxis": {"colorscale": HEAT_SCALE, "cmin": 0.0, "cmax": zmax,
                                                                 "colorbar": {"title": {"text": colorbar_title}}}}
     # the panel titles are annotations in the layout, so the figure's title is placed above them as it is built
-    return figure(traces, title, "", "", style, height or max(300, 280 * rows), layout=layout)
+    return figure(traces, title, "", "", style, height, layout=layout)
 
 
 def lines(x: Sequence, series: Mapping[str, Sequence], title: str, x_title: str, y_title: str,

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .._checks import one_of
+from .placement import x_title
 
 FORMATS = ("png", "svg", "html", "csv")
 EXPORT_WIDTH = 1000          # CSS pixels; PNGs are rendered at twice this
@@ -104,7 +105,8 @@ def _value_titles(fig) -> list[str]:
 
     colour = fig.layout.coloraxis.colorbar.title.text or next(
         (t.colorbar.title.text for t in fig.data if t.type == "heatmap" and t.colorbar.title.text), None)
-    return [first("xaxis", "x"), first("yaxis", "y"), colour or "z"]
+    x = x_title(fig.layout.to_plotly_json()).replace("<br>", " ")
+    return [x or "x", first("yaxis", "y"), colour or "z"]
 
 
 def _fmt(v) -> str:

@@ -111,6 +111,17 @@ def legend_rows(names: Sequence[str], font: float, width: float) -> int:
     return len(entries)
 
 
+X_TITLE = "x_title"      # the name of the annotation that titles a grid's x axes once, under all its panels
+
+
+def x_title(layout: dict) -> str:
+    """The figure's x-axis title: the first x axis's that says something, or a grid's shared one (``X_TITLE``)."""
+    for key, axis in layout.items():
+        if key.startswith("xaxis") and _text(axis.get("title")):
+            return _text(axis.get("title"))
+    return next((a.get("text") or "" for a in layout.get("annotations") or () if a.get("name") == X_TITLE), "")
+
+
 def axis_band(font_size: float, has_x_title: bool) -> float:
     """px under the plot that the x axis's tick labels (and its title) take."""
     return font_size * (1.8 + (1.7 if has_x_title else 0)) + 12
@@ -133,8 +144,7 @@ def legend_placement(layout: dict, traces: Sequence[dict], width: float,
     packed = legend_rows(names, font, width)
     in_rows = packed <= max_rows
     rows = packed if in_rows else len(names)
-    has_x_title = any(_text(axis.get("title")) for k, axis in layout.items() if k.startswith("xaxis"))
-    axis = axis_band(_size(layout) or DEFAULT_FONT, has_x_title)
+    axis = axis_band(_size(layout) or DEFAULT_FONT, bool(x_title(layout)))
     return {"legend": {"orientation": "h" if in_rows else "v", "yref": "container", "y": 0, "yanchor": "bottom",
                        "x": 0, "xanchor": "left", "tracegroupgap": 0},
             "margin": {"b": round(axis + rows * font * 1.45 + 8)}}

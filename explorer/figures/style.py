@@ -16,6 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .placement import (
+    X_TITLE,
     deep_update,
     holds,
     legend_placement,
@@ -90,10 +91,10 @@ def _ref_lines(lines: Sequence[Line], style: Style, log_x: bool, log_y: bool):
     return shapes, annotations
 
 
-def _log_ticks(traces: Sequence[dict], axis: str) -> dict:
+def log_ticks(traces: Sequence[dict], axis: str) -> dict:
     """Ticks for a log axis: at most about six powers of ten when the data span two decades or more, else 1-2-5
     steps labelled in full (plotly's own choice labels every digit of a short log axis, or every decade of a long
-    one, and the labels crowd)."""
+    one, and the labels crowd); a span narrower than two steps gets the two steps around it as its range."""
     values = []
     for trace in traces:
         v = trace.get(axis)
@@ -108,9 +109,15 @@ def _log_ticks(traces: Sequence[dict], axis: str) -> dict:
     if decades >= 2:
         return {"dtick": max(1, math.ceil(decades / 6))}
     # 1-2-5 steps, each labelled in full (plotly's own "D2" labels 20 and 50 as "2" and "5")
-    values = [m * 10.0 ** k for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
-              for m in (1, 2, 5) if lo / 1.5 <= m * 10.0 ** k <= hi * 1.5]
-    return {"tickvals": values, "ticktext": [f"{v:g}" for v in values]}
+    steps = [m * 10.0 ** k for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 2)
+             for m in (1, 2, 5)]
+    values = [v for v in steps if lo / 1.5 <= v <= hi * 1.5]
+    out = {"tickvals": values, "ticktext": [f"{v:g}" for v in values]}
+    if sum(lo <= v <= hi for v in values) < 2:       # a narrow span (4.18 to 4.19): show the steps around it
+        below, above = max(v for v in steps if v <= lo), min(v for v in steps if v >= hi)
+        out = {"tickvals": [below, above], "ticktext": [f"{below:g}", f"{above:g}"],
+               "range": [math.log10(below), math.log10(above)]}
+    return out
 
 
 def figure(traces: Sequence[dict], title: str, x_title: str, y_title: str, style: Style = NORMAL,
@@ -133,9 +140,9 @@ def figure(traces: Sequence[dict], title: str, x_title: str, y_title: str, style
         "showlegend": legend_below,
         "paper_bgcolor": "white", "plot_bgcolor": "white", "colorway": PALETTE,
         "template": {},     # no plotly default template: the look is set here, and applying one is slow
-        "xaxis": {**AXIS, "title": {"text": x_title}, **({"type": "log", **_log_ticks(traces, "x")} if log_x else {}),
+        "xaxis": {**AXIS, "title": {"text": x_title}, **({"type": "log", **log_ticks(traces, "x")} if log_x else {}),
                   **(xaxis or {})},
-        "yaxis": {**AXIS, "title": {"text": y_title}, **({"type": "log", **_log_ticks(traces, "y")} if log_y else {}),
+        "yaxis": {**AXIS, "title": {"text": y_title}, **({"type": "log", **log_ticks(traces, "y")} if log_y else {}),
                   **({"autorange": "reversed"} if reverse_y else {}), **(yaxis or {})},
         "shapes": shapes, "annotations": annotations,
     }
@@ -146,30 +153,19 @@ def figure(traces: Sequence[dict], title: str, x_title: str, y_title: str, style
     return go.Figure(data=list(traces), layout=lay, _validate=VALIDATE)
 
 
-ANSWER_INK = "#111111"
-
-
-def mark_answer(fig: go.Figure, x, y, text: str, axes: tuple[str, str] = ("x", "y"), above: bool = True) -> go.Figure:
-    """Point at (x, y), in data units of ``axes``, with an arrow and ``text``: where a figure shows the answer to
-    its page's question once it is revealed. Log axes are handled. Changes ``fig`` in place and returns it."""
-    def place(value, axis):
-        name = ("xaxis" if axis.startswith("x") else "yaxis") + axis[1:]
-        log = fig.layout[name].type == "log"
-        return math.log10(value) if log and isinstance(value, (int, float)) and value > 0 else value
-
-    font = fig.layout.font.size or NORMAL.font_size
-    fig.add_annotation(x=place(x, axes[0]), y=place(y, axes[1]), xref=axes[0], yref=axes[1], text=f"<b>{text}</b>",
-                       showarrow=True, arrowhead=2, arrowwidth=2, arrowcolor=ANSWER_INK, ax=0,
-                       ay=-44 if above else 44, font={"size": font, "color": ANSWER_INK},
-                       bgcolor="rgba(255,255,255,0.85)", borderpad=3)
-    return fig
-
-
 def grid_axes(n: int, cols: int, x_title: str, y_title: str, titles: Sequence[str], style: Style,
-              reverse_y: bool = True, hgap: float = 0.04, vgap: float = 0.12) -> tuple[dict, list[dict], list[str]]:
+              reverse_y: bool = True, hgap: float = 0.04, vgap: float = 0.12,
+              height: int | None = None) -> tuple[dict, list[dict], list[str]]:
     """Layout entries for an n-panel grid (rows of ``cols``): axes with domains, panel titles as
-    annotations, and the (xaxis, yaxis) reference of each panel."""
+    annotations, and the (xaxis, yaxis) reference of each panel; given the figure's ``height``, rows are spaced so
+    that a row's panel titles clear the tick labels of the row above, at the lecture font. The y title is said
+    once, left of the first column; with more than one column, the x title once too, centred under the grid
+    (``X_TITLE``), where each narrow panel's own would run into its neighbour's."""
     rows = -(-n // cols)
+    if rows > 1 and height:            # room between rows for the row above's tick labels and the titles below them
+        font = max(style.font_size, LECTURE.font_size)
+        lines = max(t.count("<br>") + 1 for t in titles[cols:])
+        vgap = max(vgap, (1.9 * font + 6 + lines * 1.3 * font + 6) / max(height - 140, 100))
     width = (1 - hgap * (cols - 1)) / cols
     height = (1 - vgap * (rows - 1)) / rows
     layout, annotations, refs = {}, [], []
@@ -179,7 +175,7 @@ def grid_axes(n: int, cols: int, x_title: str, y_title: str, titles: Sequence[st
         x0 = c * (width + hgap)
         y1 = 1 - r * (height + vgap)
         layout[f"xaxis{k}"] = {**AXIS, "domain": _unit(x0, x0 + width), "anchor": f"y{k}",
-                               "title": {"text": x_title if r == rows - 1 else ""}}
+                               "title": {"text": x_title if r == rows - 1 and cols == 1 else ""}}
         layout[f"yaxis{k}"] = {**AXIS, "domain": _unit(y1 - height, y1), "anchor": f"x{k}",
                                "title": {"text": y_title if c == 0 else ""},
                                **({"autorange": "reversed"} if reverse_y else {})}
@@ -187,6 +183,10 @@ def grid_axes(n: int, cols: int, x_title: str, y_title: str, titles: Sequence[st
                             "xanchor": "center", "yanchor": "bottom", "showarrow": False,
                             "font": {"size": style.font_size}})
         refs.append((f"x{k}", f"y{k}"))
+    if cols > 1 and x_title:             # hung below the bottom row's tick labels (restyle scales the shift)
+        annotations.append({"name": X_TITLE, "text": x_title, "x": 0.5, "y": 0, "xref": "paper", "yref": "paper",
+                            "xanchor": "center", "yanchor": "top", "yshift": -round(1.45 * style.font_size + 10),
+                            "showarrow": False, "font": {"size": style.font_size}})
     return layout, annotations, refs
 
 
@@ -215,6 +215,9 @@ def restyle(fig: go.Figure, style: Style) -> go.Figure:
             out.layout[axis].nticks = 6
     for ann in out.layout.annotations:
         ann.font.size = round((ann.font.size or NORMAL.font_size) * f_font)
+        if ann.name == X_TITLE:         # a grid's x title: plotly keeps no margin for an annotation
+            ann.yshift = ann.yshift * f_font               # its line hangs below the shift: margin for both
+            out.layout.margin.b = max(out.layout.margin.b or 0, round(-ann.yshift + 1.4 * ann.font.size + 4))
     for shape in out.layout.shapes:
         if shape.line.width:
             shape.line.width = shape.line.width * f_line
@@ -338,6 +341,11 @@ def legend_inside(fig: go.Figure, width: float, hide_at_most: float = 0.03) -> b
     v = (y - y0 + pad_y) / (y1 - y0 + 2 * pad_y)
     corners = {("left", "top"): (u < box_w) & (v > 1 - box_h), ("right", "top"): (u > 1 - box_w) & (v > 1 - box_h),
                ("left", "bottom"): (u < box_w) & (v < box_h), ("right", "bottom"): (u > 1 - box_w) & (v < box_h)}
+    for corner in _crossed_corners(fig, box_w, box_h, (x0 - pad_x, x1 + pad_x), (y0 - pad_y, y1 + pad_y),
+                                   0.6 * font * 0.85 / plot_w):
+        corners.pop(corner, None)
+    if not corners:
+        return False
     (xanchor, yanchor), covered = min(corners.items(), key=lambda kv: int(kv[1].sum()))
     if covered.sum() > hide_at_most * x.size:
         return False
@@ -346,6 +354,41 @@ def legend_inside(fig: go.Figure, width: float, hide_at_most: float = 0.03) -> b
                              bgcolor="rgba(255,255,255,0.8)", tracegroupgap=0)
     fig.layout.margin.b = round(bottom)
     return True
+
+
+def _crossed_corners(fig: go.Figure, box_w: float, box_h: float, x_span, y_span, letter_w: float) -> set:
+    """The corners of the plot (as ``legend_inside`` names them) that a legend box of ``box_w`` x ``box_h`` (fractions
+    of the plot) would put over a reference line or its label: a vertical line crosses both corners on its side,
+    and its label, at its top, runs ``letter_w`` per letter to the right; a horizontal line crosses the two at its
+    height. (The "d = 2" line and label of Scaling ran through the legend at small d.)"""
+    log_x, log_y = fig.layout.xaxis.type == "log", fig.layout.yaxis.type == "log"
+
+    def frac(value, span, log):
+        value = math.log10(value) if log and value > 0 else value
+        return (value - span[0]) / ((span[1] - span[0]) or 1.0)
+
+    crossed = set()
+    labels = {round(a.x, 9): len(a.text or "") for a in fig.layout.annotations if a.xref == "x" and a.yref == "paper"}
+    for shape in fig.layout.shapes:
+        if shape.type != "line":
+            continue
+        if shape.xref == "x" and shape.yref == "paper" and shape.x0 == shape.x1:
+            u = frac(shape.x0, x_span, log_x)
+            place = math.log10(shape.x0) if log_x and shape.x0 > 0 else shape.x0
+            reach = u + letter_w * labels.get(round(place, 9), 0)        # the label runs right from the line
+            if u < box_w:
+                crossed |= {("left", "top"), ("left", "bottom")}
+            if u > 1 - box_w:
+                crossed |= {("right", "top"), ("right", "bottom")}
+            if reach > 1 - box_w:
+                crossed.add(("right", "top"))
+        elif shape.yref == "y" and shape.xref == "paper" and shape.y0 == shape.y1:
+            v = frac(shape.y0, y_span, log_y)
+            if v > 1 - box_h:
+                crossed |= {("left", "top"), ("right", "top")}
+            if v < box_h:
+                crossed |= {("left", "bottom"), ("right", "bottom")}
+    return crossed
 
 
 def place_legend(fig: go.Figure, width: float = LEGEND_ROW, max_rows: int = 1) -> go.Figure:

@@ -11,7 +11,7 @@ from ..i18n import t
 from ..training.trainer import metric_key
 from . import common
 from .common import heatmap_grid, lines
-from .style import NORMAL, PALETTE, Line, Style, figure, line_trace
+from .style import NORMAL, PALETTE, Line, Style, figure, line_trace, log_ticks
 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
     import pandas as pd  # pandas: kept off the first page's imports (cold start)
@@ -199,13 +199,15 @@ def scores_figure(df: pd.DataFrame, n_layers: int, n_heads: int, style: Style = 
             traces.append(line_trace(df["step"], df[metric_key(kind, layer, h)],
                                      t(f"fig.score_{kind}", lang, layer=layer, head=h), PALETTE[h % len(PALETTE)],
                                      style, dash="solid" if layer == 0 else "dash"))
-    traces.append(line_trace(df["step"], df["loss"], t("fig.loss", lang), "#555555", style, dash="dot", yaxis="y2"))
+    loss = line_trace(df["step"], df["loss"], t("fig.loss", lang), "#555555", style, dash="dot", yaxis="y2")
+    traces.append(loss)
     refs = [Line(baseline[k], t(f"fig.uniform_{k}", lang, value=baseline[k]), "y", dash="dot")
             for k in ("prevtok", "induction")] if baseline else []
     return figure(traces, t("fig.scores_title", lang), t("fig.step", lang), t("fig.score_axis", lang), style,
                   height=380, yaxis={"range": [0, 1.05]}, lines=refs,
                   layout={"yaxis2": {"title": {"text": t("fig.loss_log", lang)}, "overlaying": "y", "side": "right",
-                                     "showgrid": False, "type": "log", "automargin": True}})
+                                     "showgrid": False, "type": "log", "automargin": True,
+                                     **log_ticks([loss], "y")}})     # (plotly's own: mantissas only, or 4.18778)
 
 
 def qk_figure(matrix: np.ndarray, layer: int, head: int, style: Style = NORMAL, lang: str = "en") -> go.Figure:

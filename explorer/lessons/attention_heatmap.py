@@ -86,17 +86,20 @@ def _sweep(data: Mapping, kernel: str, bandwidths: tuple[float, ...], n_queries:
 
 @figure("sigma_sweep", _sweep, marks=("answer",))
 def _draw_sweep(d: dict, lang: str):
-    """Mark ``answer`` (h, text): the panel at that h is the one the page's question asked about; its title says so."""
+    """Mark ``answer`` (h, text): the panel at that h is the one the page's question asked about; its title says so
+    (the answer itself is the verdict's, above the figure: in a panel's title it needed six lines). One row up to
+    five panels (the question's h joins a row of four), two rows beyond."""
     panels = d["panels"]
     mats = [common.downsample(p["weights"], p["x_query"], p["x_key"], common.MAX_DISPLAY_CELLS // len(panels))
             for p in panels]
     _, rows, cols, _ = mats[0]
     answer = d.get("answer")
-    titles = [f"h = {p['h']:g}" + (f"<br><b>{answer[1]}</b>" if answer and p["h"] == answer[0] else "")
-              for p in panels]
+    titles = [f"<b>h = {p['h']:g}</b><br><b>{t('fig.asked_panel', lang)}</b>" if answer and p["h"] == answer[0]
+              else f"h = {p['h']:g}" for p in panels]
     return common.heatmap_grid([m[0] for m in mats], titles, np.round(cols, 2),
                                np.round(rows, 2), t("ah.sweep_title", lang, kernel=t(f"kernel.{d['kernel']}", lang)),
-                               t("ah.key_short", lang), t("ah.query_short", lang), cols=min(4, len(mats)),
+                               t("ah.key_short", lang), t("ah.query_short", lang),
+                               cols=len(mats) if len(mats) <= 5 else 4,
                                colorbar_title=t("fig.weight", lang), lang=lang)
 
 

@@ -27,7 +27,8 @@ from ..efficient import (
 )
 from ..figures import common
 from ..figures import regression as rfig
-from ..figures.style import NORMAL, PALETTE, line_trace, mark_answer
+from ..figures.answer import mark_answer
+from ..figures.style import NORMAL, PALETTE, line_trace
 from ..figures.style import figure as styled_figure
 from ..i18n import Message, t
 from ..regression import nadaraya_watson, nw_weights

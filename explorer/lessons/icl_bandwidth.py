@@ -21,7 +21,8 @@ import torch
 
 from .. import incontext
 from ..figures import common
-from ..figures.style import PALETTE, mark_answer
+from ..figures.answer import mark_answer
+from ..figures.style import PALETTE
 from ..i18n import t
 from .base import Question, Say, figure_table, flatten, says, specs
 from .params import Param, seed_param

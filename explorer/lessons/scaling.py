@@ -16,7 +16,7 @@ import numpy as np
 from .. import scaling
 from ..figures import common
 from ..figures import scaling as sfig
-from ..figures.style import mark_answer
+from ..figures.answer import mark_answer
 from ..i18n import Message, t
 from ..scaling import key_norm_range, scaling_summary
 from .base import Question, Say, figure_table, flatten, says, specs

@@ -20,7 +20,7 @@ from ..attention import topk_attention
 from ..bandwidth import select_bandwidth
 from ..figures import common
 from ..figures import regression as rfig
-from ..figures.style import mark_answer
+from ..figures.answer import mark_answer
 from ..i18n import Message, t
 from ..learned import fit_parametric_attention, learn_bandwidth
 from ..regression import defined_mse, nadaraya_watson, nw_weights

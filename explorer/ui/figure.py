@@ -25,7 +25,7 @@ from . import follow as following
 from .cache import spec_data
 from .follow import Follow
 from .internals import ReadyFigure, typed_array
-from .state import lang, lecture_mode, tr
+from .state import lang, lecture_mode, room_taken, tr
 
 # pandas is imported with this module, before any session can draw: plotly's validators and JSON encoder read
 # sys.modules["pandas"] without importing it, and while another thread (the start-up thread, or a session computing
@@ -124,8 +124,15 @@ def _styled(fig, lecture: bool, cap: int, dark_page: bool, copy: bool = True) ->
     return fig, single_precision(dark(fig, "rgba(0,0,0,0)") if dark_page else fig)
 
 
+MIN_MAIN_HEIGHT = 300        # px: the least a main figure is shrunk to, whatever is drawn above it
+
+
 def _cap(main: bool | int) -> int:
-    return LECTURE_MAIN_HEIGHT if main is True else int(main)
+    """The height cap of a figure: 0 (none) unless it is the page's ``main`` figure, whose cap is ``main`` px (True:
+    ``LECTURE_MAIN_HEIGHT``) less the rows drawn above it on this run (``state.take_room``)."""
+    if not main:
+        return 0
+    return max(MIN_MAIN_HEIGHT, (LECTURE_MAIN_HEIGHT if main is True else int(main)) - room_taken())
 
 
 def _chart(light, drawn, key: str) -> None:

@@ -32,13 +32,14 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from ..figures.placement import axis_band
+from ..figures.placement import axis_band, x_title
 from ..lessons.base import Spec
 from ..lessons.params import Param
 from .control import ON_CHANGE, option_text, rerun_whole_page
 from .internals import WEB_JSON
 
 MAX_STEPS = 12          # frames per figure: ~12 values across the control's range, built once per server
+FRAME_CELLS = 40_000    # a heatmap is followed when a frame holds at most this many cells (12 frames: ~2 MB sent)
 SLIDER_BAND = 2.6      # the slider's height under the figure (rail, ticks, labels), in its font's size
 # layout a frame leaves as the page drew it: the slider's own, and where the legend and margins are (a longer
 # legend entry at another value may move the legend; during a drag it stays put, under the slider)
@@ -171,9 +172,8 @@ def attach(fig_dict: dict, follow: Follow, framed: Mapping[Any, dict], font_size
     first = next(iter(framed.values()))
     quick = "layout" not in first and all(t["type"] == "scatter" for t in first["data"])
     if with_slider:
-        x_title = any((axis.get("title") or {}).get("text") for k, axis in layout.items() if k.startswith("xaxis"))
         font = (layout.get("font") or {}).get("size") or font_size
-        top = axis_band(font, x_title) + 0.7 * font
+        top = axis_band(font, bool(x_title(layout))) + 0.7 * font
         layout["sliders"] = [slider(param.key, values, texts, [param.dump(v) for v in values], active, font_size,
                                     dark_page, top, redraw=not quick)]
         # a band for the slider between the axis's labels and a legend under them (style.place_legend), which

@@ -18,9 +18,10 @@ from ..figures.poll import rounds_figure
 from ..i18n import LANGUAGES, in_lang
 from ..polls import CLOSED, MAX_ROUNDS, REVEALED, SHOWN, VOTING, Poll, PollError, store_from_env
 from .figure import show
-from .state import lang, tr
+from .state import lang, take_room, tr
 
 REFRESH_S = 2.0
+CLASS_ROW = 64        # px: the class's result row under a revealed answer (lecture mode), and the gap under it
 
 
 def store():
@@ -139,6 +140,7 @@ def class_result(key: str) -> None:
         return
     if poll.phase not in (REVEALED, CLOSED) or not rounds or poll.answer is None:
         return
+    take_room("class_result", CLASS_ROW)
     with st.container(horizontal=True, vertical_alignment="center", gap="small",
                       key=f"poll-result-{key.replace('.', '-')}"):
         st.markdown(summary(rounds, poll.answer) + tr("punct.end"), width="content")

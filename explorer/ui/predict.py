@@ -19,7 +19,9 @@ import streamlit as st
 from ..lessons.base import Question
 from .control import rerun_whole_page, stop_page
 from .poll import class_result, is_open, lecturer_panel
-from .state import lang, lecture_mode, predict_mode, tr
+from .state import lang, lecture_mode, predict_mode, take_room, tr
+
+VERDICT_ROW = 72      # px: the verdict's row in lecture mode (its buttons and the gap under it)
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ def verdict(key: str, choices: Sequence[str], answer: int, why: str, guess: int 
     again = {"label": tr("ui.ask_again"), "key": f"predict.{key}.again", "icon": ":material/replay:",
              "on_click": _ask_again, "args": (key,)}
     if lecture_mode():                 # one row, so that the figure under it stays on the projector's screen
+        take_room("verdict", VERDICT_ROW)
         with st.container(horizontal=True, vertical_alignment="center", gap="small",
                           key=f"verdict-{key.replace('.', '-')}"):
             st.markdown(f"**{said}**", width="content")

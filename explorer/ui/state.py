@@ -36,6 +36,25 @@ def predict_mode() -> bool:
     return bool(st.session_state.get("ui.predict", False))
 
 
+ROOM = "ui.room_above"   # {what: px}: rows drawn on this run above where a page's main figure goes (lecture mode)
+
+
+def take_room(what: str, px: int) -> None:
+    """Say that a row of ``px`` px (a revealed answer's verdict, the class's result) is drawn above the main figure
+    on this run: in lecture mode the main figure is made that much shorter, so that it stays on a 720 px screen.
+    Kept until the next whole run of the page (``clear_room``), so a part of the page rerun alone keeps it."""
+    st.session_state.setdefault(ROOM, {})[what] = px
+
+
+def room_taken() -> int:
+    """px taken above the main figure on this run (``take_room``)."""
+    return sum(st.session_state.get(ROOM, {}).values())
+
+
+def clear_room() -> None:
+    st.session_state[ROOM] = {}
+
+
 def lecture_changed() -> None:
     """Turning lecture mode on or off turns "Predict first" with it (the viewer can still switch it back)."""
     st.session_state["ui.predict"] = st.session_state["ui.lecture"]

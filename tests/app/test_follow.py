@@ -130,7 +130,8 @@ def test_scaling_frames_mark_each_d():
                    for m in marks), f"no mark at d = {value}"
 
 
-@pytest.mark.parametrize("name, control", [("softmax_kernel", "sk.d"), ("efficient_attention", "ef.m")])
+@pytest.mark.parametrize("name, control", [("softmax_kernel", "sk.d"), ("efficient_attention", "ef.m"),
+                                           ("attention_heatmap", "nw.bandwidth")])
 def test_each_step_plays_a_different_figure(name, control):
     at = page(name, timeout=120)
     assert_clean(at)
@@ -140,6 +141,19 @@ def test_each_step_plays_a_different_figure(name, control):
     assert len(shown) >= 3
     arrays = [json.dumps(f["data"]) for _, f in shown]
     assert len(set(arrays)) == len(arrays), "two steps play the same figure"
+
+
+def test_a_large_attention_matrix_is_redrawn_when_the_drag_ends_instead_of_followed():
+    """1,000 queries over 200 keys: 200,000 cells a frame, twelve frames (about 10 MB) would be sent with each
+    draw; past FRAME_CELLS the heatmap has no frames, and is drawn for the value the slider is released at."""
+    from explorer.ui.follow import FRAME_CELLS
+
+    at = page("attention_heatmap", timeout=120)
+    assert followed(at) is not None
+    at.slider(key="heat.n_queries").set_value(1000).run()
+    assert_clean(at)
+    charts = [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+    assert 1000 * 200 > FRAME_CELLS and not any((c["layout"].get("meta") or {}).get("follow") for c in charts)
 
 
 def test_softmax_kernel_follows_the_temperature_once_it_is_free():

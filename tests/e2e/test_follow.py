@@ -22,6 +22,7 @@ from tests.e2e.test_browser import SCRIPT_STATE, wait_idle
 # page, what the link sets first, the control the main figure follows
 PAGES = [
     ("kernel_regression", "", "nw.bandwidth"),
+    ("attention_heatmap", "", "nw.bandwidth"),
     ("softmax_kernel", "", "sk.d"),
     ("masking", "mask.kind=padding&mask.length=16", "mask.valid"),
     ("scaling", "", "scale.d"),

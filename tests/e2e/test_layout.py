@@ -50,6 +50,17 @@ function chartProblems(root, name) {
   const labels = [...root.querySelectorAll('.xtick text, .ytick text')].map(box).filter(b => b.width);
   if (labels.some(l => plots.some(p => overlap(l, p))))
     problems.push(`chart ${name}: a tick label sits on a plot`);
+  const ticks = [...root.querySelectorAll('.xtick text, .ytick text')].map(box).filter(b => b.width);
+  root.querySelectorAll('.annotation').forEach(a => {
+    const text = a.querySelector('.annotation-text');
+    if (!text || !box(text).width) return;
+    const t = box(text), said = `"${text.textContent.slice(0, 30)}"`;
+    if (ticks.some(k => overlap(k, t))) problems.push(`chart ${name}: label ${said} runs into tick labels`);
+    const inside = p => t.left >= p.left - 2 && t.right <= p.right + 2 && t.top >= p.top - 2
+      && t.bottom <= p.bottom + 2;
+    if (a.querySelector('.annotation-arrow-g path') && !plots.some(inside))   // an answer's label: in its plot
+      problems.push(`chart ${name}: the pointed label ${said} is not inside a plot`);
+  });
   const title = root.querySelector('.gtitle');
   if (title) {
     const t = box(title);
@@ -160,6 +171,43 @@ def test_lecture_mode_fits_a_1280_by_720_projector(browser, server_url, lang, sc
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.parametrize("lang, scheme", [("en", "light"), ("zh", "dark")])
+def test_every_question_revealed_in_lecture_mode_keeps_its_figure_whole_and_on_screen(browser, server_url, lang,
+                                                                                      scheme):
+    """Lecture mode with Predict first, as a class goes through it: on each page a guess, Reveal, then the verdict
+    and the figure that answers. The answer's label sits inside its plot (a long one once stretched a panel's axis
+    and ran off the figure), panel titles and labels clear the tick labels, and when the question's figure is the
+    page's first, the verdict and the whole figure fit the 1280 x 720 screen (the x axis's title included)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme=scheme)
+    projector = context.new_page()
+    projector.set_default_timeout(60_000)
+    problems, revealed = [], 0
+    try:
+        for name in walk(projector, f"{server_url}/?lecture=1&lang={lang}"):
+            choices = projector.locator('[data-testid="stMain"] [data-testid="stRadioOption"]')
+            if not name or not choices.count():
+                continue
+            choices.first.click()
+            wait_idle(projector)
+            projector.locator('[data-testid="stMain"] [class*="st-key-predict"] button[kind="primary"]').first.click()
+            projector.wait_for_selector('[class*="st-key-verdict-"]')
+            settle(projector)
+            revealed += 1
+            m = projector.evaluate(MEASURE)
+            problems += [f"{name}: {p}" for p in m["problems"]]
+            verdict, first = projector.evaluate("""() => {
+              const v = document.querySelector('[class*="st-key-verdict-"]').getBoundingClientRect();
+              const c = document.querySelector('[data-testid="stMain"] [data-testid="stPlotlyChart"]');
+              return [v.top + window.scrollY, c ? c.getBoundingClientRect().bottom + window.scrollY : null]; }""")
+            if first is not None and first > verdict and first > 720:
+                problems.append(f"{name}: after Reveal the figure under the verdict ends at {first:.0f} px (> 720)")
+            projector.screenshot(path=str(ARTIFACTS / f"revealed_{lang}_{scheme}_{name}.png"))
+    finally:
+        context.close()
+    assert revealed >= 6, f"only {revealed} pages asked a question"
+    assert not problems, "\n".join(problems)
+
+
 def test_every_page_at_1400_px_every_chart_and_a_slider_move(browser, server_url):
     """The normal layout on a lecturer's laptop, for a viewer whose OS prefers dark: the landing page links "Start"
     and every lesson; every chart of every page (the whole page scrolled through) drawn without an error (the
@@ -248,6 +296,35 @@ def test_an_800_px_window_keeps_every_label_whole(browser, server_url):
             problems += [f"{name or 'home'}: {p}" for p in m["problems"] if "tick" not in p]
             if m["sidebar"] > 240:
                 problems.append(f"{name}: the sidebar takes {m['sidebar']:.0f} px of 800")
+    finally:
+        context.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_a_phone_sees_every_chart_title_with_no_toolbar_over_it(browser, server_url):
+    """A 390 px phone (touch, no hover): plotly's toolbar, which waits for a hover that never comes on a touch
+    screen, stayed on and covered the titles of the charts; on a phone it is not shown, and no chart's title is
+    under anything. (On a laptop it shows on hover: the other layout tests.)"""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                  device_scale_factor=2)
+    phone = context.new_page()
+    phone.set_default_timeout(60_000)
+    problems = []
+    try:
+        assert phone.evaluate("matchMedia('(hover: none)').matches")
+        for name in ("kernel_regression", "masking"):
+            open_page(phone, f"{server_url}/{name}")
+            phone.screenshot(path=str(ARTIFACTS / f"phone_{name}.png"))
+            problems += [f"{name}: {p}" for p in phone.evaluate("""() => {
+              const box = e => e.getBoundingClientRect(), out = [];
+              document.querySelectorAll('[data-testid="stPlotlyChart"]').forEach((c, i) => {
+                const bar = c.querySelector('.modebar'), title = c.querySelector('.gtitle');
+                if (!bar || bar.offsetParent === null || getComputedStyle(bar).opacity === '0') return;
+                const b = box(bar), t = title ? box(title) : null;
+                out.push(`chart ${i}: the toolbar is shown` + (t && b.left < t.right && t.left < b.right
+                  && b.top < t.bottom && t.top < b.bottom ? ', over the title' : ''));
+              });
+              return out; }""")]
     finally:
         context.close()
     assert not problems, "\n".join(problems)

@@ -12,11 +12,12 @@ from explorer.figures.placement import DEFAULT_FONT, DEFAULT_HEIGHT, TITLE_LINE,
 from explorer.figures.style import (
     LECTURE,
     NORMAL,
-    _log_ticks,
     figure,
     line_trace,
+    log_ticks,
     panel_title_height,
     place_title,
+    prepared,
     restyle,
 )
 from explorer.lessons import find_figure
@@ -63,7 +64,7 @@ def test_a_grid_title_ends_above_its_panel_titles_at_any_font_size():
 
 @pytest.mark.parametrize("lo, hi", [(1e-18, 1.0), (1.0, 1024.0), (8.0, 1024.0), (1.0, 40.0), (0.01, 20.0)])
 def test_log_axes_label_at_most_about_seven_ticks(lo, hi):
-    ticks = _log_ticks([{"x": np.geomspace(lo, hi, 30)}], "x")
+    ticks = log_ticks([{"x": np.geomspace(lo, hi, 30)}], "x")
     decades = math.log10(hi / lo)
     if decades < 2:                              # 1, 2, 5, 10, 20, ...: at most 3 per decade, in full
         assert len(ticks["tickvals"]) <= 3 * (math.ceil(decades) + 1)
@@ -71,6 +72,17 @@ def test_log_axes_label_at_most_about_seven_ticks(lo, hi):
         assert min(ticks["tickvals"]) <= lo * 1.5 and max(ticks["tickvals"]) >= hi / 1.5
     else:
         assert decades / ticks["dtick"] <= 7
+
+
+@pytest.mark.parametrize("lo, hi", [(4.18176, 4.18778), (0.011, 0.013), (0.9, 1.1)])
+def test_a_narrow_log_axis_shows_two_labelled_steps_around_its_data(lo, hi):
+    """A loss at 4.18-4.19 on a log axis: plotly's own ticks were "4.18778, 4.18176..."; the axis spans the 1-2-5
+    steps around the data, both labelled in full."""
+    ticks = log_ticks([{"y": np.linspace(lo, hi, 5)}], "y")
+    below, above = ticks["tickvals"]
+    assert below <= lo and above >= hi and above / below <= 10 and ticks["ticktext"] == [f"{below:g}", f"{above:g}"]
+    assert ticks["range"] == pytest.approx([math.log10(below), math.log10(above)])
+    assert {round(v / 10 ** math.floor(math.log10(v)), 6) for v in (below, above)} <= {1.0, 2.0, 5.0}
 
 
 def test_a_legend_below_the_plot_gets_a_bottom_margin_for_all_its_lines():
@@ -160,3 +172,49 @@ def test_a_heatmap_of_positions_has_no_tick_between_two_cells(length):
                                              wrong="post")
     for axis in (fig.layout.xaxis, fig.layout.yaxis):
         assert axis.dtick == (1 if length <= 12 else None), (length, axis.dtick)
+
+
+def test_a_grid_says_its_x_title_once_under_all_columns_and_the_csv_still_names_it():
+    """Two narrow panels side by side: each panel's own x title would run into its neighbour's (seen in lecture mode),
+    so the title is one annotation centred under the grid, below the tick labels, with a bottom margin that holds it
+    at any font size; a one-column grid keeps its axis title. The export's x column is headed by it either way."""
+    from explorer.figures.files import figure_csv
+    from explorer.figures.placement import X_TITLE
+
+    mats = [np.eye(3), np.ones((3, 3)) / 3]
+    for style in (NORMAL, LECTURE):
+        wide = restyle(heatmap_grid(mats, ["a", "b"], None, None, "t", "key position", "query", style=style), style)
+        axes = [k for k in wide.layout.to_plotly_json() if k.startswith("xaxis")]
+        assert len(axes) == 2 and not any(wide.layout[k].title.text for k in axes)
+        shared = [a for a in wide.layout.annotations if a.name == X_TITLE]
+        assert len(shared) == 1 and shared[0].text == "key position" and shared[0].x == 0.5
+        assert shared[0].yanchor == "top" and shared[0].yshift < -1.5 * style.font_size      # under the tick labels
+        assert wide.layout.margin.b >= -shared[0].yshift + 1.3 * shared[0].font.size      # and the margin holds it
+        assert figure_csv(wide).splitlines()[0] == "series,kind,key position,query,weight"
+    tall = heatmap_grid(mats, ["a", "b"], None, None, "t", "key position", "query", cols=1)
+    assert tall.layout.xaxis2.title.text == "key position" and not [a for a in tall.layout.annotations if a.name]
+
+
+@pytest.mark.parametrize("d", [2, 4, 16, 128, 1024])
+def test_the_legend_inside_a_plot_keeps_off_a_reference_line_and_its_label(d):
+    """Scaling's main figure marks the chosen d with a labelled vertical line; at d = 2 the line and its "d = 2" label
+    ran through the legend in the top-left corner. Wherever the legend goes inside the plot, the line is not in
+    the quarter of the plot on that side (the legend box is about a third of the plot wide), nor its label, which
+    runs right from the line, in the top-right corner."""
+    from explorer.lessons import scaling
+
+    spec = scaling.figures({**{p.key: p.default for p in scaling.PARAMS}, scaling.D.key: d})[scaling.MAIN]
+    for style, height in ((NORMAL, None), (LECTURE, 450)):
+        fig = prepared(spec.draw(spec.data(), "en"), style, 44, height)
+        legend = fig.layout.legend
+        if legend.yref != "paper":
+            continue                                           # below the plot: nothing to keep off
+        xs = [math.log10(v) for t in fig.data for v in t.x]
+        lo, hi = min(xs), max(xs)
+        u = (math.log10(d) - lo) / (hi - lo)
+        if legend.xanchor == "left":
+            assert u > 0.3, (d, legend.xanchor, legend.yanchor, u)
+        elif legend.yanchor == "top":
+            assert u < 0.5, (d, legend.xanchor, legend.yanchor, u)
+        else:
+            assert u < 0.7, (d, legend.xanchor, legend.yanchor, u)
