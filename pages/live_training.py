@@ -7,7 +7,7 @@ from explorer.ui import live
 from explorer.ui.control import values
 from explorer.ui.figure import show_spec
 from explorer.ui.layout import explanation, on_demand, write
-from explorer.ui.page import lesson_page
+from explorer.ui.page import lesson_page, page_part
 from explorer.ui.state import tr
 
 with lesson_page(L, question="lt.question") as beside_question:
@@ -22,9 +22,15 @@ with lesson_page(L, question="lt.question") as beside_question:
 
     live_view()
 
-    st.subheader(tr("lt.test_header"))
-    write(L.test_text())
-    live.test_the_heads(run.trainer)
+    # the heads' tests follow the model while it trains, redrawn at the live view's pace (a part of its own, so that
+    # switching a head off reruns it alone)
+    @page_part(L, "lt.heads", run_every=live.TICK if live.running() else None)
+    def test_the_heads():
+        st.subheader(tr("lt.test_header"))
+        write(L.test_text())
+        live.test_the_heads(run.trainer)
+
+    test_the_heads()
 
     with explanation("ui.what_to_notice"):
         write(L.watch(run.trainer))

@@ -39,6 +39,20 @@ def question(result: Mapping, heads_: list[str]) -> Question:
                     Say("lt.predict_why", rise=importance[top] - importance["intact"]))
 
 
+def ask_heads(result: Mapping, trainer) -> bool:
+    """Whether the head question has an answer to find: the model has trained, and switching some head off raises
+    the loss (before the first step, or while every head is noise, the "top" head is a coin toss: both bars once
+    fell, and the answer read "the loss rises by -0.00113")."""
+    importance = result["importance"]
+    return bool(trainer.history) and max(v for k, v in importance.items() if k != "intact") > importance["intact"]
+
+
+@says("lt.predict_later", fixed="said in place of the head question while no head raises the loss when switched off "
+                                "(before training): the rule is ask_heads, tested")
+def question_later() -> Say:
+    return Say("lt.predict_later", tone="caption")
+
+
 @says("lt.caption", "lt.importance_caption", "lt.cover", "lt.no_cover")
 def importance_caption(result: Mapping, trainer) -> Say:
     """Which head matters most now, and whether the last layer's heads cover for each other."""

@@ -59,6 +59,7 @@ from .live_heads import (  # noqa: F401  (the page's: this lesson's second half,
     ABOUT,
     INDUCTION_SEEDS,
     RANGE_SLACK,
+    ask_heads,
     chart_labels,
     circuits_induction,
     circuits_text,
@@ -70,6 +71,7 @@ from .live_heads import (  # noqa: F401  (the page's: this lesson's second half,
     kv_text,
     kv_timing_text,
     question,
+    question_later,
     test_text,
 )
 from .params import Param, seed_param
@@ -429,7 +431,8 @@ def sentences(values: Mapping[str, Any], trainer=None) -> list[Say]:
     if "icl_maps" in specs_:
         said.append(icl_text(specs_["icl_maps"].data()))
     result = ablation(trainer, [], values[ABLATE_HOW.key])
-    said += [test_text(), question(result, heads(trainer)).why, importance_caption(result, trainer)]
+    asked = question(result, heads(trainer)).why if ask_heads(result, trainer) else question_later()
+    said += [test_text(), asked, importance_caption(result, trainer)]
     if not trainer.task.regression:
         said += [circuits_text(trainer), circuits_induction(trainer), kcomp_caption(specs_["qk_circuit"].data())]
     said += [watch(trainer), formula_text(trainer), schedule_text(specs_["schedules"].data()), kv_text()]

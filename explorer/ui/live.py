@@ -72,12 +72,16 @@ def session_run() -> LiveRun:
 
 
 def draw_buttons(run: LiveRun) -> None:
+    """Start, Pause, Step and Reset. While training has stopped (a non-finite loss until the learning rate changes,
+    a divergence until Reset), Start and Step are off and say why: pressed, they would do nothing."""
+    stopped = run.trainer.stopped is not None
     with st.container(horizontal=True):          # a row that wraps, each button as wide as its label
-        st.button(tr("lt.start"), on_click=run.start, type="primary", disabled=run.running, key="train.start",
-                  icon=":material/play_arrow:")
+        st.button(tr("lt.start"), on_click=run.start, type="primary", disabled=run.running or stopped,
+                  key="train.start", icon=":material/play_arrow:", help=tr("lt.stopped_help") if stopped else None)
         st.button(tr("lt.pause"), on_click=run.pause, disabled=not run.running, key="train.pause",
                   icon=":material/pause:")
-        st.button(tr("lt.step"), on_click=run.step, help=tr("lt.step_help"), key="train.step")
+        st.button(tr("lt.step"), on_click=run.step, help=tr("lt.stopped_help" if stopped else "lt.step_help"),
+                  key="train.step", disabled=stopped)
         st.button(tr("lt.reset"), on_click=run.reset, help=tr("lt.reset_help"), key="train.reset")
 
 
@@ -118,8 +122,10 @@ def live_view() -> None:
     m1, m2, m3, m4, m5 = st.columns(5)
     last = rows[-1]
     m1.metric(tr("lt.m_step"), data["step_count"])
-    # after a stop, the tile shows the last good step's loss and says so (the message names the bad value)
-    m2.metric(tr("lt.m_loss_last") if trainer.stopped else tr("lt.m_loss"), compact(last["loss"]))
+    # after a stop, the tile shows the last step's loss and says so: a good one after a non-finite loss (the message
+    # names the bad value), the diverged one after a divergence
+    m2.metric(tr("lt.m_loss") if not trainer.stopped else tr("lt.m_loss_stopped")
+              if trainer.stopped.key == "train.stopped_diverged" else tr("lt.m_loss_last"), compact(last["loss"]))
     m3.metric(tr("lt.m_acc"), tr("lt.m_none") if np.isnan(last["accuracy"]) else f"{last['accuracy']:.1%}")
     m4.metric(tr("lt.m_lr"), f"{last['lr']:.2g}")
     m5.metric(tr("lt.m_temp"), f"{last['temperature']:.2g}")
@@ -167,18 +173,22 @@ def test_the_heads(trainer) -> None:
     intact, off = result["intact"], result["off"]
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(tr("lt.intact_loss"), compact(intact[0]))
-    m2.metric(tr("lt.ablated_loss", n=len(chosen)), compact(off[0]), delta=f"{off[0] - intact[0]:+.3g}",
-              delta_color="inverse")
+    m2.metric(tr("lt.ablated_loss", n=len(chosen)), compact(off[0]), delta_color="inverse",
+              delta=f"{off[0] - intact[0]:+.3g}" if chosen else None)      # (nothing off: no change to show)
     if not task.regression:
         m3.metric(tr("lt.intact_acc"), f"{intact[1]:.1%}")
         m4.metric(tr("lt.ablated_acc", n=len(chosen)), f"{off[1]:.1%}",
-                  delta=tr("lt.pp_delta", pp=(off[1] - intact[1]) * 100))
-    question = L.question(result, heads)
-    revealed = prediction(question)
+                  delta=tr("lt.pp_delta", pp=(off[1] - intact[1]) * 100) if chosen else None)
+    top = None
+    if L.ask_heads(result, trainer):
+        question = L.question(result, heads)
+        if prediction(question).shown:
+            top = L.head_pair(heads[question.answer])
+    else:
+        write(L.question_later())
     specs = L.figures(values(L), trainer)
-    top = L.head_pair(heads[question.answer])
     show_spec(specs["head_importance"], {"importance": result["importance"], "untrained": result["untrained"]},
-              key="importance", answer=top if revealed.shown else None)
+              key="importance", answer=top)
     write(L.importance_caption(result, trainer))
     if trainer.history and "head_scores" in specs:
         show_spec(specs["head_scores"], key="scores")

@@ -22,7 +22,7 @@ from .internals import rerun_of_parts
 from .layout import question as draw_question
 from .links import publish, restore
 from .navigation import previous_next
-from .state import KEEP, init_state, keep_shared_state, lecture_mode, tr
+from .state import KEEP, clear_room, init_state, keep_shared_state, lecture_mode, tr
 
 
 def _reset(params: Sequence[Param]) -> None:
@@ -78,6 +78,7 @@ def lesson_page(lesson: ModuleType, question: str) -> Iterator:
     line) for what a page wants there. ``lesson``: the lesson module (its name, its settings in link order and
     those its exported figures' file names carry)."""
     name, params = lesson_name(lesson), lesson.PARAMS
+    clear_room()                                              # nothing is drawn above the main figure yet
     kept = st.session_state.setdefault(KEEP, set())           # kept across pages from now on (state.py)
     kept.update(p.key for p in (*SHARED, *params))
     keep_shared_state()
@@ -112,18 +113,19 @@ def part_alone() -> bool:
     return rerun_of_parts()
 
 
-def page_part(lesson: ModuleType, key: str) -> Callable:
+def page_part(lesson: ModuleType, key: str, run_every: float | None = None) -> Callable:
     """A part of a lesson page that reruns alone when a control whose ``on_change`` is ``rerun_alone(key, …)``
     moves (an ``st.fragment`` named ``key``): moving the bandwidth redraws the fit and its readouts, not the kernel
     shapes or the sidebar. On such a rerun the part writes what a whole run writes at its end (the URL, the export
     file names), and a ``stop_page`` in it ends the part (on a whole run it ends the page, as anywhere else). Its
-    arguments are those of the last whole run: what the moved control changes is read inside the part.
+    arguments are those of the last whole run: what the moved control changes is read inside the part. ``run_every``
+    (seconds): the part also reruns alone that often (a panel that follows a model being trained).
 
         @page_part(kernel_regression, "kr.fit")
         def fit(ds): ...                      # called once, where it is drawn
     """
     def wrap(draw: Callable) -> Callable:
-        @st.fragment(key=key)
+        @st.fragment(key=key, run_every=run_every)
         @functools.wraps(draw)
         def part(*args, **kwargs) -> bool:
             alone = part_alone()

@@ -111,12 +111,17 @@ def _train_in_browser(page, steps: int, shot: str) -> int:
     # No rate is asserted (how fast the machine trains is `make bench`'s business): the test waits for the steps it
     # needs and fails only if training stops moving, i.e. the step count stays put for STALLED seconds.
     last, moved = int(step.inner_text()), time.time()
+    heads_then = _heads_tiles(page)
     while last < steps:
         time.sleep(0.5)
         now = int(step.inner_text())
         if now != last:
             last, moved = now, time.time()
         assert time.time() - moved < STALLED, f"training stalled at step {last}"
+    # the heads' tests under the live view follow the model while it trains (they once stayed at the step where
+    # Start was pressed until Pause): their loss tiles have moved by now
+    heads_now = _heads_tiles(page)
+    assert heads_then and heads_now != heads_then, (heads_then, heads_now)
     page.get_by_role("button", name=re.compile("^(Pause|暂停)$")).click()
     wait_idle(page)
     # a tick already on its way when Pause was clicked may still land: wait for the count to settle
@@ -137,6 +142,13 @@ def _train_in_browser(page, steps: int, shot: str) -> int:
     page.screenshot(path=str(ARTIFACTS / shot), full_page=True)
     page.set_viewport_size({"width": 1400, "height": 2400})
     return int(step.inner_text())
+
+
+def _heads_tiles(page) -> list[str]:
+    """The numbers in the "Test the heads" tiles (the metric tiles outside the live view)."""
+    return page.evaluate("""() => [...document.querySelectorAll('[data-testid="stMetric"]')]
+        .filter(m => !m.closest('.st-key-live-view'))
+        .map(m => m.querySelector('[data-testid="stMetricValue"]').textContent)""")
 
 
 def test_induction_heads_form_in_the_browser_and_pause_stops_training(page, server_url):

@@ -439,3 +439,26 @@ def test_the_live_runs_messages():
     run.pause()
     assert other.tick() == 0 and other.trainer.step_count > 0
     assert lt_lesson.rebuilt(1).values == {"seed": 1} and lt_lesson.press_start().tone == "info"
+
+
+@checks(lt_lesson.question_later)
+def test_the_head_question_waits_until_a_head_raises_the_loss():
+    """lt.predict_later: before the first step there is no question (its "answer" was a coin toss between heads whose
+    removal lowered the loss); once trained on induction, switching some head off raises the loss (a forward pass
+    with it zeroed, computed here), and the question is asked. The rule also holds on made-up losses."""
+    from explorer.training import ablate
+
+    trainer = Trainer.for_task("induction", seed=0)
+    result = lt_lesson.ablation(trainer, [], "zero")
+    assert not trainer.history and not lt_lesson.ask_heads(result, trainer)
+    trainer.step(150)
+    batch = trainer.example
+
+    def off(heads):
+        logits = ablate(trainer.model, batch.inputs, heads)
+        return float(trainer.task.loss(logits, batch))
+    rises = [off([lt_lesson.head_pair(h)]) - off([]) for h in lt_lesson.heads(trainer)]
+    assert max(rises) > 0 and lt_lesson.ask_heads(lt_lesson.ablation(trainer, [], "zero"), trainer)
+    made_up = {"intact": 1.0, (0, 0): 0.9, (0, 1): 0.99}
+    assert not lt_lesson.ask_heads({"importance": made_up}, trainer)
+    assert lt_lesson.ask_heads({"importance": {**made_up, (0, 1): 1.01}}, trainer)
