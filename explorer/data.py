@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -207,6 +207,7 @@ class CsvTable:
     """A parsed CSV: its columns and which of them are numeric."""
     frame: pd.DataFrame
     numeric: list[str]
+    text: dict = field(default_factory=dict)      # numeric column -> rows that held text (read as missing)
 
 
 def read_csv(raw: bytes) -> CsvTable:
@@ -238,17 +239,18 @@ def read_csv(raw: bytes) -> CsvTable:
         frame = pd.read_csv(io.StringIO(text), sep=None, engine="python")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error) as err:
         raise UserError("err.csv_unreadable", detail=str(err).splitlines()[0]) from None
-    numeric = []
+    numeric, text = [], {}
     for col in frame.columns:
         values = pd.to_numeric(frame[col], errors="coerce")
         if values.notna().sum() >= max(1, int(0.8 * len(frame))):     # a column of numbers (a few gaps allowed)
+            text[str(col)] = (values.isna() & frame[col].notna()).to_numpy()
             frame[col] = values
             numeric.append(str(col))
     frame.columns = [str(c) for c in frame.columns]
     if len(numeric) < 2:
         raise UserError("err.csv_two_numeric", n=len(numeric), total=len(frame.columns),
                         columns=", ".join(map(str, frame.columns))[:120])
-    return CsvTable(frame, numeric)
+    return CsvTable(frame, numeric, text)
 
 
 def dataset_from_table(table: CsvTable, x_col: str, y_col: str, drop_invalid: bool = False,
@@ -288,6 +290,12 @@ def dataset_from_table(table: CsvTable, x_col: str, y_col: str, drop_invalid: bo
     notes: list[Message] = []
     bad = ~(np.isfinite(x) & np.isfinite(y))
     if bad.any():
+        worded = np.zeros(len(x), dtype=bool)
+        for col in (x_col, y_col):
+            worded |= table.text.get(col, worded)
+        if not drop_invalid and worded.any():         # text in a number column: said as such, with where it is
+            raise UserError("err.csv_text_rows", bad=int(bad.sum()), n=len(x), text=int(worded.sum()),
+                            row=int(np.argmax(worded)) + 1)
         if not drop_invalid:
             raise UserError("err.csv_bad_rows", bad=int(bad.sum()), n=len(x))
         x, y = x[~bad], y[~bad]

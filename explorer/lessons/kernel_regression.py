@@ -115,7 +115,8 @@ def figures(values: Mapping[str, Any], data: Mapping | None = None) -> dict:
     overlaid = values[OVERLAY_H.key] if values[OVERLAY.key] else ()
     bandwidths = (h, *(b for b in overlaid if b != h))
     return specs(__name__.rsplit(".", 1)[-1], FIGURES, {
-        "fit": {"data": data, "dataset": values[DATASET.key], "kernels": kernels, "bandwidths": bandwidths,
+        "fit": {"data": data, "dataset": data.get("dataset", values[DATASET.key]), "kernels": kernels,
+                "bandwidths": bandwidths,
                 "same_width": same},
         "kernel_shapes": {"kernels": kernels},
         "loo_cv": ({"data": data, "kernels": kernels, "same_width": same}, {"current": h}),

@@ -36,7 +36,8 @@ def _computed(module: str, compute: str, **inputs) -> dict:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def dataset(name: str, n: int, noise: float, seed: int) -> dict[str, np.ndarray | None]:
-    """x, y, a 400-point query grid and the true function on it (None for uploaded data).
+    """x, y, a 400-point query grid, the true function on it (None for uploaded data) and the dataset's name
+    ("upload" for an upload: a refused upload leaves the previous dataset, and the figures name what they show).
 
     ``name`` "upload:<digest>" refers to the validated upload in this session's state; the digest
     is of the file's content and options, so equal keys always mean equal data.
@@ -47,8 +48,8 @@ def dataset(name: str, n: int, noise: float, seed: int) -> dict[str, np.ndarray 
             raise ValueError("The uploaded data is no longer available: upload the file again.")
         x, y = up["x"], up["y"]
         return {"x": x, "y": y, "x_grid": np.linspace(x.min(), x.max(), 400), "true": None,
-                "columns": up["columns"], "standardised": up["standardised"]}
-    return dataset_arrays(name, n, noise, seed)
+                "columns": up["columns"], "standardised": up["standardised"], "dataset": "upload"}
+    return {**dataset_arrays(name, n, noise, seed), "dataset": name}
 
 
 def _tensors(name, n, noise, seed):

@@ -64,8 +64,9 @@ def _upload_controls() -> tuple[tuple, str | None]:
                        width="stretch")
     state = st.session_state
     uploader_key = f"data.file.{state.setdefault('data.file_generation', 0)}"   # a new key empties the uploader
-    upload = st.file_uploader(tr("data.file"), type=["csv", "txt"], key=uploader_key,
-                              help=tr("data.file_help", rows=MAX_UPLOAD_ROWS))
+    mb = st.get_option("server.maxUploadSize")      # (.streamlit/config.toml)
+    upload = st.file_uploader(tr("data.file", mb=mb, rows=MAX_UPLOAD_ROWS), type=["csv", "txt"], key=uploader_key,
+                              help=tr("data.file_help", mb=mb, rows=MAX_UPLOAD_ROWS))
     problem = None
     if upload is not None:
         state["data.unreadable"] = None
@@ -106,7 +107,7 @@ def _upload_controls() -> tuple[tuple, str | None]:
             st.caption(tr("data.previous_upload", description=say(current["description"])))
     if current is None:
         if not problem:
-            st.info(tr("data.no_upload"))
+            st.info(tr("data.no_upload", mb=mb))
         return state["data.last_valid"], problem
     return (f"{UPLOAD}:{current['sha']}", len(current["x"]), 0.0, 0), problem
 

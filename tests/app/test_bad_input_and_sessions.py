@@ -44,6 +44,10 @@ def test_broken_upload_keeps_the_previous_dataset():
     assert [e.value for e in at.sidebar.error] == [e.value for e in at.main.error] == [at.error[0].value]
     assert "bad.csv was not used" in at.error[0].value
     assert at.file_uploader(key=f"data.file.{at.session_state['data.file_generation']}").value is None
+    # the figure names the data it shows (the dataset before the upload), not "your data" (the menu's choice)
+    title = json.loads(next(e.proto.spec for e in at.get("plotly_chart") if "fit" in e.proto.id))["layout"]["title"]
+    assert "Sine mix" in title["text"] and "your data" not in title["text"], title["text"]
+    assert "5 MB" in at.sidebar.get("file_uploader")[0].proto.label           # the size limit, where it is picked
     good = EXAMPLE_CSV.read_bytes()
     upload(at, ("good.csv", good, "text/csv"))
     assert_clean(at)

@@ -42,6 +42,19 @@ def test_bad_files_are_rejected_with_one_sentence(raw, message):
         load(raw)
 
 
+def test_text_in_a_number_column_is_said_as_text_with_its_row():
+    """A column of numbers with a word in it is read as numbers with a gap; the refusal says that the gap is text,
+    where the first one is (its data row), and how many rows are unusable in all (text, empty or non-finite)."""
+    raw = b"x,y\n1,2\n2,3\n3,oops\n4,\n5,6\n6,7\n7,8\n8,9\n9,1\n10,2\n"
+    with pytest.raises(ValueError) as err:
+        load(raw)
+    said = err.value.message
+    assert said.key == "err.csv_text_rows" and (said.values["bad"], said.values["text"]) == (2, 1)
+    assert said.values["row"] == 3 and "text where a number should be" in str(err.value)
+    ds, notes = load(raw, drop_invalid=True)
+    assert len(ds.x) == 8 and notes[0].values["n"] == 2
+
+
 def test_missing_rows_can_be_dropped():
     ds, notes = load(b"x,y\n1,2\n2,\n3,4\n4,5\n5,6\n", drop_invalid=True)
     assert len(ds.x) == 4 and "Dropped 1 rows" in notes[0]
