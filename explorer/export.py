@@ -17,7 +17,9 @@ from pathlib import Path
 import kaleido
 
 from .cli import Parser, fail, progress
+from .figures.dark import dark
 from .figures.files import EXPORT_WIDTH, FORMATS, MIME, figure_csv, find_browser, image_formats_available, to_bytes
+from .figures.placement import X_TITLE
 from .figures.style import LECTURE, NORMAL, prepared
 from .i18n import LANGUAGES
 from .lessons import LESSONS
@@ -134,10 +136,19 @@ def thumbnail_figures(lang: str = "en") -> dict[str, Callable]:
     def thumbnail(build: Callable) -> Callable:
         def make():
             fig = build()
+            # a grid's panel titles stay (one line of 9 px each, with room above them); the grid's shared x title
+            # and the reference lines' labels go with the axis titles; four ticks an axis, so small panels' labels
+            # do not run together
+            panel_titles = [a for a in fig.layout.annotations if a.yref == "paper" and a.xref == "paper"
+                            and a.yanchor == "bottom" and a.name != X_TITLE]
+            for a in panel_titles:
+                a.update(text=a.text.split("<br>")[0], font={"size": 10})
             fig.update_layout(title=None, showlegend=False, width=THUMBNAIL_SIZE[0], height=THUMBNAIL_SIZE[1],
-                              margin={"l": 10, "r": 10, "t": 26, "b": 10}, font={"size": 9})
-            fig.update_xaxes(title=None)
-            fig.update_yaxes(title=None)
+                              margin={"l": 10, "r": 10, "t": 22 if panel_titles else 10, "b": 10},
+                              font={"size": 10})
+            fig.layout.annotations = panel_titles        # (update_layout would merge them into the old ones)
+            fig.update_xaxes(title=None, nticks=4, automargin=True)
+            fig.update_yaxes(title=None, nticks=4, automargin=True)
             return fig
         return make
 
@@ -145,7 +156,8 @@ def thumbnail_figures(lang: str = "en") -> dict[str, Callable]:
 
 
 def write_thumbnails(out_dir: Path) -> list[Path]:
-    """Render the landing page's thumbnails (``explorer/assets/thumbnails`` holds the committed ones)."""
+    """Render the landing page's thumbnails, light (``<page>.png``) and dark (``<page>.dark.png``, for a viewer
+    whose page is dark); ``explorer/assets/thumbnails`` holds the committed ones."""
     out_dir.mkdir(parents=True, exist_ok=True)
     browser = find_browser()
     if browser is None:
@@ -153,9 +165,11 @@ def write_thumbnails(out_dir: Path) -> list[Path]:
     os.environ.setdefault("BROWSER_PATH", browser)
     written = []
     for page, make in thumbnail_figures().items():
-        path = out_dir / f"{page}.png"
-        path.write_bytes(make().to_image(format="png", width=THUMBNAIL_SIZE[0], height=THUMBNAIL_SIZE[1], scale=1))
-        written.append(path)
+        fig = make()
+        for path, drawn in ((out_dir / f"{page}.png", fig), (out_dir / f"{page}.dark.png", dark(fig))):
+            path.write_bytes(drawn.to_image(format="png", width=THUMBNAIL_SIZE[0], height=THUMBNAIL_SIZE[1],
+                                            scale=1))
+            written.append(path)
     return written
 
 

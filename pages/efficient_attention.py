@@ -22,9 +22,9 @@ with lesson_page(L, question="ef.question"):
         stop_page(say(err))
 
     st.subheader(tr("ef.zoo_header"))
-    (c1, c2, c3, c4, c5), main = controls_and_figure(5, [3, 3, 3, 2, 2])
-    h, kind, m, orthogonal, seed = (draw(L.H, c1), draw(L.KIND, c2), draw(L.M, c3), draw(L.ORTH, c4),
-                                    draw(L.SEED, c5))
+    (c1, c2, c3, c4), main = controls_and_figure(4, [3, 3, 3, 2])     # (the switch under m: its label whole)
+    h, kind, m, orthogonal, seed = (draw(L.H, c1), draw(L.KIND, c2), draw(L.M, c3), draw(L.ORTH, c3),
+                                    draw(L.SEED, c4))
     specs = L.figures(values(L), data)
     with main:
         zoo = show_spec(specs["efficient_zoo"], main=True, follow=Follow(L.M, lambda v: L.figures(v, data), values(L)))

@@ -25,10 +25,11 @@ st.markdown(tr("home.start"))
 page_link(LESSONS[0], tr("home.start_button"), icon=":material/arrow_forward:", icon_position="right")
 
 st.subheader(tr("home.lessons"))
+dark = st.context.theme.type == "dark"    # the thumbnails in the viewer's theme (explorer-export --thumbnails)
 for row in range(0, len(LESSONS), 3):
     for column, lesson in zip(st.columns(3, gap="medium"), LESSONS[row:row + 3], strict=False):
         with column.container(border=True, key=f"lesson-card-{lesson.name}"):   # the whole card is the link
-            thumbnail = THUMBNAILS / f"{lesson.name}.png"
+            thumbnail = THUMBNAILS / f"{lesson.name}{'.dark' if dark else ''}.png"
             if thumbnail.is_file():
                 st.image(str(thumbnail), width="stretch")
             page_link(lesson, f"{LESSONS.index(lesson) + 1}. {tr(f'page.{lesson.name}')}")

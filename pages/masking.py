@@ -5,7 +5,7 @@ import streamlit as st
 
 from explorer.attention import MASK_MODES
 from explorer.lessons import masking as L
-from explorer.ui.control import draw, option_text, stop_page, values
+from explorer.ui.control import draw, stop_page, values
 from explorer.ui.figure import show_spec
 from explorer.ui.follow import Follow
 from explorer.ui.layout import controls_and_figure, explanation, write
@@ -19,7 +19,8 @@ with lesson_page(L, question="mk.question"):
     draw(L.D, c1)
     kind = draw(L.KIND, c2)
     draw(L.VALID, c2, hi=length, disabled=kind == "causal")
-    draw(L.WRONG, c3, format_func=lambda m: f"{option_text(L.WRONG, m)}{tr('punct.colon')}{tr('mode.' + m)}")
+    wrong = draw(L.WRONG, c3)           # the short name in the box (as the legend has it), what it does under it
+    c3.caption(tr(f"mode.{wrong}"))
     draw(L.SEED, c3)
     specs = L.figures(values(L))
     try:

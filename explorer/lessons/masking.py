@@ -17,7 +17,7 @@ import numpy as np
 from .. import masking
 from ..attention import MASK_MODES
 from ..figures import masking as mfig
-from ..figures.style import mark_answer
+from ..figures.answer import mark_answer
 from ..i18n import Joined, Message, t
 from ..masking import MASK_TYPES
 from .base import Question, Say, figure_table, flatten, says, specs
@@ -28,7 +28,7 @@ LENGTH = Param("mask.length", "slider", 8, "mk.length", "mk.length_help", lo=2, 
 D = Param("mask.d", "slider", 16, "mk.d", "mk.d_help", lo=1, hi=256)
 KIND = Param("mask.kind", "select", "causal", "mk.mask", options=MASK_TYPES, names="masktype.")
 VALID = Param("mask.valid", "slider", 6, "mk.valid", "mk.valid_help", lo=0, hi=32)
-WRONG = Param("mask.wrong", "select", "post", "mk.wrong", options=WRONG_MODES, names="mode.")
+WRONG = Param("mask.wrong", "select", "post", "mk.wrong", options=WRONG_MODES, names="modename.")
 SEED = seed_param("mask.seed")
 PARAMS = (LENGTH, D, KIND, VALID, WRONG, SEED)
 FILE_NAME = ((KIND, "{}"), (LENGTH, "L{}"), (WRONG, "vs-{}"))

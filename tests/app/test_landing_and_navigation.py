@@ -41,16 +41,34 @@ def test_the_landing_page_lists_every_lesson_in_order_with_a_thumbnail(lang):
     assert all(t(f"home.line.{name}", lang) in captions for name in NAMES)
 
 
-def test_every_lesson_page_has_a_committed_thumbnail_of_the_right_size():
+def test_every_lesson_page_has_a_committed_thumbnail_of_the_right_size_light_and_dark():
+    """Each lesson's thumbnail, light and dark (a dark page showed white cards): a PNG of the right size whose corner
+    pixel (the figure's background) is light in one, dark in the other."""
+    import io
+
+    from PIL import Image
+
     from explorer.export import THUMBNAIL_SIZE
     from explorer.lessons import lesson
 
     assert all(lesson(name).module.MAIN in lesson(name).module.FIGURES for name in NAMES)
     for name in NAMES:
-        png = (ROOT / "explorer" / "assets" / "thumbnails" / f"{name}.png").read_bytes()
-        assert png[:8] == b"\x89PNG\r\n\x1a\n"
-        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-        assert (width, height) == THUMBNAIL_SIZE
+        for suffix, light in (("", True), (".dark", False)):
+            png = (ROOT / "explorer" / "assets" / "thumbnails" / f"{name}{suffix}.png").read_bytes()
+            assert png[:8] == b"\x89PNG\r\n\x1a\n"
+            image = Image.open(io.BytesIO(png)).convert("L")
+            assert image.size == THUMBNAIL_SIZE
+            assert (image.getpixel((2, 2)) > 200) == light, (name, suffix, image.getpixel((2, 2)))
+
+
+def test_the_landing_page_shows_the_thumbnails_of_the_viewers_theme():
+    def shown(theme: str) -> set[str]:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at.context["theme"] = theme
+        return {i.proto.imgs[0].url for i in at.run().get("image")}
+
+    light, dark = shown("light"), shown("dark")
+    assert len(light) == len(dark) == len(LESSONS) and not light & dark
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
