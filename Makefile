@@ -16,13 +16,15 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 # The project installs itself (editable): the explorer package, its pinned dependencies and the
-# explorer-train / explorer-export commands; the test extra adds the test-only pins.
+# explorer-train / explorer-export commands; the test extra adds the test-only pins. (PYTHONWARNINGS: setuptools
+# prints a boxed warning on every editable build, about a folder named like the package, which here is the package.)
+QUIET_BUILD := PYTHONWARNINGS=ignore::UserWarning
 $(VENV)/.run-deps: requirements.txt pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e .
+	$(QUIET_BUILD) $(BIN)/pip install -q -e .
 	@touch $@
 
 $(VENV)/.dev-deps: requirements-dev.txt $(VENV)/.run-deps
-	$(BIN)/pip install -q -e ".[test]"
+	$(QUIET_BUILD) $(BIN)/pip install -q -e ".[test]"
 	@touch $@
 
 # The dashboard as people use it: no file watcher (.streamlit/config.toml), so nothing but the viewers costs time.
