@@ -6,8 +6,10 @@ temperature, entropy_l{l}_h{h}, maxw_l{l}_h{h}, prevtok_l{l}_h{h}, induction_l{l
 Settings not given take the task's own defaults (``Task.defaults``). ``--heads-out FILE`` also writes,
 after training, one CSV row per head: the evaluation loss with that head switched off (zero and mean), the
 intact loss, its previous-token and induction scores and OV copying score (token tasks), and its
-K-composition with each layer-0 head (layer-1 heads). Progress goes to stderr. Bad arguments print one line
-and exit with status 2.
+K-composition with each layer-0 head (layer-1 heads). ``--position`` picks how the model sees positions (none,
+learned, sinusoidal, rope, alibi); ``--eval-lengths 32,64,128 --eval-out FILE`` then writes the trained model's
+loss and accuracy on its task at each length (``length_table``: does the scheme work past the training length?).
+Progress goes to stderr. Bad arguments print one line and exit with status 2.
 
 ``--task icl_bandwidth`` trains the "Attention learns its bandwidth" lesson's table instead (``explorer.incontext``):
 one CSV row per L of the lesson's grid at ``--noise``, ``--context`` and ``--seed`` (``--steps``, default 120, per
@@ -26,8 +28,9 @@ import torch
 
 from .. import incontext
 from ..cli import Parser, progress
-from . import TASKS, Trainer
+from . import TASKS, Trainer, make_task
 from .circuits import copying_score, head_importance, k_composition, ov_circuit
+from .model import POSITIONS
 from .trainer import head_scores, metric_key
 
 
@@ -45,6 +48,11 @@ def _parser() -> Parser:
     p.add_argument("--seq-len", type=int, default=None)
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     p.add_argument("--heads-out", default=None, help="CSV file for the per-head ablation and circuit numbers")
+    p.add_argument("--position", choices=POSITIONS, default=None,
+                   help="how the model sees positions (default: learned)")
+    p.add_argument("--eval-lengths", default=None,
+                   help="after training, evaluate at these sequence lengths, e.g. 32,64,128 (needs --eval-out)")
+    p.add_argument("--eval-out", default=None, help="CSV file for the loss and accuracy at each --eval-lengths")
     p.add_argument("--noise", type=float, default=0.3, help="icl_bandwidth: label noise σ, 0 to 2")
     p.add_argument("--context", type=int, default=32, help="icl_bandwidth: context size n, 2 to 512")
     return p
@@ -113,6 +121,48 @@ def head_table(trainer: Trainer, eval_seed: int = 2024, size: int = 128) -> list
     return rows
 
 
+def eval_lengths(text: str | None, task: str) -> list[int]:
+    """``--eval-lengths`` read as lengths the task can be made at with its training vocabulary (a sentence for
+    anything else)."""
+    if text is None:
+        return []
+    try:
+        lengths = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise ValueError(f"--eval-lengths must be whole numbers separated by commas, got {text!r}.") from None
+    if not lengths or any(not 2 <= n <= 1024 for n in lengths):
+        raise ValueError(f"--eval-lengths must be from 2 to 1024, got {text!r}.")
+    vocab = make_task(task).vocab
+    grown = [n for n in lengths if make_task(task, n).vocab != vocab]
+    if grown:
+        raise ValueError(f"{task} needs more distinct tokens than the model knows at length {grown[0]}: pick "
+                         f"lengths up to {vocab}.")
+    return lengths
+
+
+def length_table(trainer: Trainer, lengths: list[int], size: int = 256, eval_seed: int = 2024) -> list[dict]:
+    """The trained model on fresh batches of its task at each length: one row per length with the loss and the
+    accuracy (token tasks), or a note where the model cannot run (learned positions end at the training length).
+    The question the Position lesson asks: which schemes keep working past the length they were trained at."""
+    cfg, rows = trainer.config, []
+    for n in lengths:
+        row = {"position": cfg.position, "train_length": trainer.task.seq_len, "eval_length": n,
+               "loss": "", "accuracy": "", "note": ""}
+        if cfg.position == "learned" and n > cfg.seq_len:
+            row["note"] = f"learned positions end at {cfg.seq_len}"
+        else:
+            task = make_task(trainer.task.name, n)
+            batch = task.batch(size, torch.Generator().manual_seed(eval_seed)).to(trainer.device)
+            trainer.model.eval()
+            with torch.inference_mode():
+                out, _ = trainer.model(batch.inputs, batch.attn_mask, temperature=trainer.temperature)
+                row["loss"] = float(task.loss(out, batch))
+                accuracy = task.accuracy(out, batch)
+                row["accuracy"] = "" if accuracy is None else accuracy
+        rows.append(row)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.task == ICL_TASK:
@@ -123,8 +173,11 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--steps must be from 1 to 1000000, got {args.steps}.")
         if args.device == "cuda" and not torch.cuda.is_available():
             raise ValueError("--device cuda was asked for, but torch sees no CUDA GPU here.")
+        lengths = eval_lengths(args.eval_lengths, args.task)
+        if lengths and not args.eval_out:
+            raise ValueError("--eval-lengths needs --eval-out, the CSV file to write the table to.")
         given = {"n_layers": args.layers, "n_heads": args.heads, "d_model": args.d_model, "lr": args.lr,
-                 "warmup": args.warmup, "seq_len": args.seq_len}
+                 "warmup": args.warmup, "seq_len": args.seq_len, "position": args.position}
         trainer = Trainer.for_task(args.task, seed=args.seed, device=args.device, total_steps=args.steps,
                                    **{k: v for k, v in given.items() if v is not None})
         out = open(args.out, "w", newline="")
@@ -147,12 +200,14 @@ def main(argv: list[str] | None = None) -> int:
     if trainer.stopped:
         print(f"error: {trainer.stopped}", file=sys.stderr)
         return 1
-    if args.heads_out:
-        rows = head_table(trainer)
-        with open(args.heads_out, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
-            writer.writeheader()
-            writer.writerows(rows)
+    for path, table in ((args.heads_out, head_table), (args.eval_out if lengths else None,
+                                                        lambda t: length_table(t, lengths))):
+        if path:
+            rows = table(trainer)
+            with open(path, "w", newline="") as fh:
+                writer = csv.DictWriter(fh, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
+                writer.writeheader()
+                writer.writerows(rows)
     return 0
 
 

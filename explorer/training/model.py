@@ -1,6 +1,7 @@
 """A tiny transformer whose attention you can watch, in one readable file: the model and nothing else.
 
-Token (or feature) embedding + learned positions, then n_layers blocks of pre-norm multi-head
+Token (or feature) embedding + positions (learned by default; none, sinusoidal, RoPE or ALiBi: ``POSITIONS``),
+then n_layers blocks of pre-norm multi-head
 self-attention (+ an optional MLP), a final LayerNorm and a linear head. The attention is written out
 with the masked softmax of ``explorer.attention`` (mask before the softmax, as the Masking page teaches;
 a fully masked row gives zeros, never NaN), and every layer returns its weights, shape (B, H, T, S).
@@ -19,8 +20,14 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from .._checks import integer_in
+from .._checks import integer_in, one_of
 from ..attention import masked_weights
+from ..positional import alibi_slopes, rope, sinusoidal
+
+# "none": no position at all (attention sees a set); "learned": a trained vector per position, added to the input,
+# up to seq_len; "sinusoidal": Vaswani et al.'s fixed vectors, added; "rope": q and k rotated by their positions in
+# every layer; "alibi": -m_h·(i - j) added to head h's logits. The last three work at any length.
+POSITIONS = ("none", "learned", "sinusoidal", "rope", "alibi")
 
 
 @dataclass(frozen=True)
@@ -34,8 +41,10 @@ class ModelConfig:
     causal: bool = False         # True: position t attends to 0..t only
     input_dim: int = 0           # > 0: inputs are feature vectors (B, T, input_dim), not token ids
     n_outputs: int = 0           # size of the output head; 0 means vocab (next-token logits)
+    position: str = "learned"    # how positions enter: one of POSITIONS (explorer.positional)
 
     def __post_init__(self):
+        one_of(self.position, POSITIONS, "position")
         integer_in(self.n_layers, "n_layers", 1, 4)
         integer_in(self.n_heads, "n_heads", 1, 8)
         integer_in(self.d_model, "d_model", 16, 256)
@@ -43,6 +52,9 @@ class ModelConfig:
         integer_in(self.vocab, "vocab", 2, 4096)
         if self.d_model % self.n_heads:
             raise ValueError(f"d_model ({self.d_model}) must be a multiple of n_heads ({self.n_heads}).")
+        if self.position == "rope" and (self.d_model // self.n_heads) % 2:
+            raise ValueError(f"RoPE rotates pairs of dimensions: d_model / n_heads = {self.d_model // self.n_heads} "
+                             "must be even.")
 
     @property
     def out_size(self) -> int:
@@ -52,25 +64,37 @@ class ModelConfig:
 class SelfAttention(nn.Module):
     def __init__(self, cfg: ModelConfig):
         super().__init__()
-        self.n_heads, self.causal = cfg.n_heads, cfg.causal
+        self.n_heads, self.causal, self.position = cfg.n_heads, cfg.causal, cfg.position
         self.qkv = nn.Linear(cfg.d_model, 3 * cfg.d_model)
         self.proj = nn.Linear(cfg.d_model, cfg.d_model)
+        if cfg.position == "alibi":
+            self.register_buffer("slopes", alibi_slopes(cfg.n_heads).float(), persistent=False)
 
-    def forward(self, x, temperature: float, attn_mask=None, kv_cache=None, ablate=None):
+    def forward(self, x, temperature: float, attn_mask=None, kv_cache=None, ablate=None, positions=None):
         """x (B, T, C); ``attn_mask`` bool, True = may attend, broadcasting to (B, H, T, S); ``kv_cache`` a dict
         that keeps this layer's keys and values between decoding steps; ``ablate`` = (heads, how): those heads'
-        outputs replaced by 0 ("zero") or by their mean over the batch at each position ("mean")."""
+        outputs replaced by 0 ("zero") or by their mean over the batch at each position ("mean"); ``positions``
+        (T,): the queries' positions (RoPE rotates q and k by them, ALiBi measures i - j from them)."""
         B, T, C = x.shape
         H, D = self.n_heads, C // self.n_heads
         q, k, v = self.qkv(x).split(C, dim=2)                      # each (B, T, C)
         q, k, v = (t.view(B, T, H, D).transpose(1, 2) for t in (q, k, v))  # (B, H, T, D)
+        if positions is None:
+            positions = torch.arange(T, device=x.device)
+        if self.position == "rope":                               # keys are rotated before they are cached
+            q, k = rope(q, positions), rope(k, positions)
         if kv_cache is not None:                                  # decoding: prepend cached keys/values
             if kv_cache.get("k") is not None:
                 k = torch.cat([kv_cache["k"], k], dim=2)
                 v = torch.cat([kv_cache["v"], v], dim=2)
             kv_cache["k"], kv_cache["v"] = k, v
         S = k.shape[2]                                            # number of keys (= T without a cache)
-        logits = q @ k.transpose(-2, -1) / (math.sqrt(D) * temperature)  # (B, H, T, S)
+        logits = q @ k.transpose(-2, -1) / math.sqrt(D)            # (B, H, T, S)
+        if self.position == "alibi":                              # -m_h·(i - j) (|i - j| when not causal)
+            distance = positions[:, None].to(logits.dtype) - torch.arange(S, device=x.device, dtype=logits.dtype)
+            logits = logits - self.slopes[:, None, None].to(logits.dtype) * \
+                (distance if self.causal else distance.abs())
+        logits = logits / temperature
         if self.causal:
             # query t (at absolute position S - T + t) may see keys 0..S - T + t
             allowed = torch.ones(T, S, dtype=torch.bool, device=x.device).tril(S - T)
@@ -100,8 +124,8 @@ class Block(nn.Module):
             self.mlp = nn.Sequential(nn.Linear(cfg.d_model, 4 * cfg.d_model), nn.GELU(),
                                      nn.Linear(4 * cfg.d_model, cfg.d_model))
 
-    def forward(self, x, temperature, attn_mask=None, kv_cache=None, ablate=None):
-        a, att = self.attn(self.ln1(x), temperature, attn_mask, kv_cache, ablate)
+    def forward(self, x, temperature, attn_mask=None, kv_cache=None, ablate=None, positions=None):
+        a, att = self.attn(self.ln1(x), temperature, attn_mask, kv_cache, ablate, positions)
         x = x + a
         if self.mlp is not None:
             x = x + self.mlp(self.ln2(x))
@@ -113,7 +137,8 @@ class TinyTransformer(nn.Module):
         super().__init__()
         self.cfg = cfg
         self.embed = nn.Linear(cfg.input_dim, cfg.d_model) if cfg.input_dim else nn.Embedding(cfg.vocab, cfg.d_model)
-        self.pos = nn.Embedding(cfg.seq_len, cfg.d_model)
+        if cfg.position == "learned":            # (created where it always was: seeded weights stay the same)
+            self.pos = nn.Embedding(cfg.seq_len, cfg.d_model)
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         self.ln_f = nn.LayerNorm(cfg.d_model)
         self.head = nn.Linear(cfg.d_model, cfg.out_size)
@@ -138,15 +163,20 @@ class TinyTransformer(nn.Module):
 
         Returns ``(out, weights)``: out (B, T, out_size) and one (B, H, T, S) tensor per layer.
         """
-        T = inputs.shape[1]
-        if start_pos + T > self.cfg.seq_len:
-            raise ValueError(f"sequence of {start_pos + T} positions is longer than seq_len = {self.cfg.seq_len}.")
+        T, scheme = inputs.shape[1], self.cfg.position
+        if scheme == "learned" and start_pos + T > self.cfg.seq_len:
+            raise ValueError(f"sequence of {start_pos + T} positions is longer than seq_len = {self.cfg.seq_len}: "
+                             "learned positions exist only up to it.")
         pos = torch.arange(start_pos, start_pos + T, device=inputs.device)
-        x = self.embed(inputs) + self.pos(pos)                    # (B, T, C)
+        x = self.embed(inputs)                                    # (B, T, C)
+        if scheme == "learned":
+            x = x + self.pos(pos)
+        elif scheme == "sinusoidal":
+            x = x + sinusoidal(start_pos + T, self.cfg.d_model)[start_pos:].to(x.device, x.dtype)
         weights = []
         for i, block in enumerate(self.blocks):
             x, att = block(x, temperature, attn_mask, None if kv_caches is None else kv_caches[i],
-                           (ablations or {}).get(i))
+                           (ablations or {}).get(i), pos)
             weights.append(att)
         return self.head(self.ln_f(x)), weights
 

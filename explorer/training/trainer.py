@@ -245,13 +245,13 @@ class Trainer:
     @classmethod
     def for_task(cls, task: Task | str, seed: int = 0, device: str | torch.device = "cpu", **overrides) -> Trainer:
         """A trainer with the task's own defaults (``task.defaults``: model size, sequence length, lr,
-        warmup); ``overrides`` may set any of ``n_layers``, ``n_heads``, ``d_model``, ``with_mlp``,
+        warmup); ``overrides`` may set any of ``n_layers``, ``n_heads``, ``d_model``, ``with_mlp``, ``position``,
         ``seq_len``, ``lr``, ``warmup`` and the other ``Trainer`` arguments."""
         if isinstance(task, str):
             task = make_task(task, overrides.pop("seq_len", None))
         else:
             overrides.pop("seq_len", None)
-        model_keys = ("n_layers", "n_heads", "d_model", "with_mlp")
+        model_keys = ("n_layers", "n_heads", "d_model", "with_mlp", "position")
         cfg = task.model_config(**{k: overrides.pop(k) for k in model_keys if k in overrides})
         d = task.defaults
         return cls(cfg, task, lr=overrides.pop("lr", d.lr), warmup=overrides.pop("warmup", d.warmup), seed=seed,

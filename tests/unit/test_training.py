@@ -259,6 +259,10 @@ def test_cli_python_m_forms_take_the_same_arguments(tmp_path, module):
     (["--heads", "3", "--d-model", "32"], "multiple of n_heads"),
     (["--steps", "0"], "--steps"),
     (["--layers", "9"], "n_layers"),
+    (["--eval-lengths", "12,x", "--eval-out", "e.csv"], "whole numbers"),
+    (["--eval-lengths", "24"], "--eval-out"),
+    (["--task", "induction", "--eval-lengths", "32,128", "--eval-out", "e.csv"], "distinct tokens"),
+    (["--position", "rope", "--heads", "4", "--d-model", "20"], "even"),
 ])
 def test_cli_bad_arguments_exit_with_one_line(tmp_path, args, fragment):
     res = run_cli("--out", str(tmp_path / "x.csv"), *args)
@@ -423,3 +427,31 @@ def test_cli_writes_the_icl_bandwidth_table(tmp_path):
                           (["--steps", "0"], "--steps")):
         res = run_cli("--task", "icl_bandwidth", *bad, "--out", str(tmp_path / "x.csv"))
         assert res.returncode == 2 and fragment in res.stderr and "Traceback" not in res.stderr, res.stderr
+
+
+def test_cli_writes_the_table_of_lengths_past_the_training_length(tmp_path):
+    """--position and --eval-lengths: one row per length; the loss at each is the task's cross-entropy on fresh
+    batches of that length, recomputed here from the model's logits; learned positions get a note past their
+    table instead of a number."""
+    from explorer.training.cli import length_table, main
+
+    out, table = tmp_path / "run.csv", tmp_path / "lengths.csv"
+    assert main(["--task", "reverse", "--steps", "20", "--position", "alibi", "--out", str(out),
+                 "--eval-lengths", "12,24", "--eval-out", str(table)]) == 0
+    rows = list(csv.DictReader(table.open()))
+    assert [(r["position"], r["train_length"], r["eval_length"]) for r in rows] == [("alibi", "12", "12"),
+                                                                                 ("alibi", "12", "24")]
+    assert all(math.isfinite(float(r["loss"])) and 0 <= float(r["accuracy"]) <= 1 for r in rows)
+    for position in ("learned", "rope"):
+        trainer = Trainer.for_task("reverse", seed=0, position=position)
+        trainer.step(5)
+        got = length_table(trainer, [12, 24], size=16)
+        batch = make_task("reverse", 12).batch(16, torch.Generator().manual_seed(2024))
+        with torch.no_grad():
+            logits, _ = trainer.model(batch.inputs)
+        expected = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), batch.targets.reshape(-1))
+        assert got[0]["loss"] == pytest.approx(float(expected), rel=1e-5)
+        if position == "learned":
+            assert got[1]["loss"] == "" and "learned positions end at 12" in got[1]["note"]
+        else:
+            assert math.isfinite(got[1]["loss"]) and got[1]["note"] == ""
