@@ -293,36 +293,39 @@ def wrap_axis_titles(fig: go.Figure) -> go.Figure:
     return out
 
 
-def _plotted_points(fig: go.Figure) -> tuple[np.ndarray, np.ndarray, bool, bool]:
+def _plotted_points(fig: go.Figure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every drawn point of the figure's line and marker traces (vertices of lines), in the units the axes draw
-    them in (log10 on a log axis)."""
+    them in (log10 on a log axis), and which of them are markers only (data points, not a line's vertices)."""
     log_x, log_y = fig.layout.xaxis.type == "log", fig.layout.yaxis.type == "log"
-    xs, ys = [], []
+    xs, ys, dots = [], [], []
     for trace in fig.data:
         if trace.type != "scatter" or trace.x is None or trace.y is None or not len(trace.x):
             continue
         categories = isinstance(trace.x[0], str)
         x = np.arange(len(trace.x), dtype=float) if categories else np.asarray(trace.x, dtype=float)
         y = np.asarray([np.nan if v is None else v for v in trace.y], dtype=float)
-        xs.append(x[: len(y)])
-        ys.append(y[: len(x)])
-    x, y = (np.concatenate(a) if a else np.empty(0) for a in (xs, ys))
+        n = min(len(x), len(y))
+        xs.append(x[:n])
+        ys.append(y[:n])
+        dots.append(np.full(n, "lines" not in (trace.mode or "lines")))
+    x, y, dot = (np.concatenate(a) if a else np.empty(0) for a in (xs, ys, dots))
     with np.errstate(divide="ignore", invalid="ignore"):
         x, y = (np.log10(x) if log_x else x), (np.log10(y) if log_y else y)
     ok = np.isfinite(x) & np.isfinite(y)
-    return x[ok], y[ok], log_x, log_y
+    return x[ok], y[ok], dot[ok].astype(bool)
 
 
 def legend_inside(fig: go.Figure, width: float, hide_at_most: float = 0.03) -> bool:
     """Put a line chart's legend inside its plot, in the corner where it covers the fewest drawn points (as
-    matplotlib's ``loc="best"`` does), drawn ``width`` px wide; the bottom margin then only holds the x axis.
+    matplotlib's ``loc="best"`` does) and no marker-only point (data), drawn ``width`` px wide; the bottom margin
+    then only holds the x axis.
     Returns False, changing nothing, when the figure is not one plot of lines and markers or when every corner
     would cover more than ``hide_at_most`` of the points."""
     names = [t.name for t in fig.data if t.name and t.showlegend is not False and t.type == "scatter"]
     if not fig.layout.showlegend or len(names) < 2 or any(t.type != "scatter" for t in fig.data) \
             or any(k.startswith(("xaxis2", "yaxis2")) for k in fig.layout):
         return False
-    x, y, _, _ = _plotted_points(fig)
+    x, y, dots = _plotted_points(fig)
     if x.size == 0:
         return False
     font = fig.layout.legend.font.size or fig.layout.font.size or NORMAL.font_size
@@ -344,6 +347,10 @@ def legend_inside(fig: go.Figure, width: float, hide_at_most: float = 0.03) -> b
     for corner in _crossed_corners(fig, box_w, box_h, (x0 - pad_x, x1 + pad_x), (y0 - pad_y, y1 + pad_y),
                                    0.6 * font * 0.85 / plot_w):
         corners.pop(corner, None)
+    if not corners:
+        return False
+    # no data point under the legend (the training points of a fit), and few of the lines' vertices
+    corners = {c: covered for c, covered in corners.items() if not (covered & dots).any()}
     if not corners:
         return False
     (xanchor, yanchor), covered = min(corners.items(), key=lambda kv: int(kv[1].sum()))

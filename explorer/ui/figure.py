@@ -44,6 +44,7 @@ LECTURE_MAIN_HEIGHT = 450     # px: a page's main figure under its title on a 12
 # the longest title line (in Latin letters; a CJK character counts two) that fits a half-width chart, normally
 # at 1400 px and in lecture mode at 1280 px
 TITLE_WIDTH = {False: 58, True: 44}
+MAIN_TITLE_WIDTH = 56      # lecture mode's one main figure, beside the controls: about 800 px wide
 
 
 class DrawnFigures:
@@ -116,10 +117,12 @@ def single_precision(fig) -> ReadyFigure:
     return ReadyFigure(out)
 
 
-def _styled(fig, lecture: bool, cap: int, dark_page: bool, copy: bool = True) -> tuple:
+def _styled(fig, lecture: bool, cap: tuple[int, bool], dark_page: bool, copy: bool = True) -> tuple:
     """The figure as exported (light, full precision) and as sent to this page (its theme, float32 data); ``copy``
     False: ``fig`` was drawn for this call, and is styled in place."""
-    fig = prepared(fig, LECTURE if lecture else NORMAL, TITLE_WIDTH[lecture], cap if lecture and cap else None,
+    height, wide = cap
+    width = MAIN_TITLE_WIDTH if lecture and wide else TITLE_WIDTH[lecture]
+    fig = prepared(fig, LECTURE if lecture else NORMAL, width, height if lecture and height else None,
                    copy=copy)
     return fig, single_precision(dark(fig, "rgba(0,0,0,0)") if dark_page else fig)
 
@@ -127,12 +130,14 @@ def _styled(fig, lecture: bool, cap: int, dark_page: bool, copy: bool = True) ->
 MIN_MAIN_HEIGHT = 300        # px: the least a main figure is shrunk to, whatever is drawn above it
 
 
-def _cap(main: bool | int) -> int:
-    """The height cap of a figure: 0 (none) unless it is the page's ``main`` figure, whose cap is ``main`` px (True:
-    ``LECTURE_MAIN_HEIGHT``) less the rows drawn above it on this run (``state.take_room``)."""
+def _cap(main: bool | int) -> tuple[int, bool]:
+    """The height cap of a figure and whether it is drawn wide: (0, False) unless it is the page's ``main`` figure,
+    whose cap is ``main`` px (True: ``LECTURE_MAIN_HEIGHT``) less the rows drawn above it on this run
+    (``state.take_room``); a ``main`` of True is the page's one main figure, beside the controls in lecture mode
+    (``MAIN_TITLE_WIDTH``), a height is one of two side by side."""
     if not main:
-        return 0
-    return max(MIN_MAIN_HEIGHT, (LECTURE_MAIN_HEIGHT if main is True else int(main)) - room_taken())
+        return 0, False
+    return max(MIN_MAIN_HEIGHT, (LECTURE_MAIN_HEIGHT if main is True else int(main)) - room_taken()), main is True
 
 
 def _chart(light, drawn, key: str) -> None:

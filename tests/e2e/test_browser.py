@@ -102,6 +102,7 @@ def _train_in_browser(page, steps: int, shot: str) -> int:
     step = page.locator('[data-testid="stMetric"]', has_text=re.compile("^(step|步数)")).first \
         .locator('[data-testid="stMetricValue"]')
     step.wait_for()
+    heads_then = _heads_tiles(page)          # the heads' tests as training starts (compared at the end)
     opacities = []
     for _ in range(30):
         opacities += page.evaluate("""() => [...document.querySelectorAll(
@@ -111,7 +112,6 @@ def _train_in_browser(page, steps: int, shot: str) -> int:
     # No rate is asserted (how fast the machine trains is `make bench`'s business): the test waits for the steps it
     # needs and fails only if training stops moving, i.e. the step count stays put for STALLED seconds.
     last, moved = int(step.inner_text()), time.time()
-    heads_then = _heads_tiles(page)
     while last < steps:
         time.sleep(0.5)
         now = int(step.inner_text())

@@ -95,6 +95,9 @@ def test_a_peer_instruction_round_from_poll_to_reveal(browser, server_url):
     said = said.replace("**", "")
     _until(lambda: said in _text(lecturer), what=f"'{said}' under the answer")
     assert right in _text(lecturer)
+    # the verdict and the class's result take their rows from the figure: it still ends on the projector's screen
+    box = lecturer.locator(f'[data-testid="stMain"] {CHART}').first.bounding_box()
+    assert box["y"] + box["height"] <= 720, box
     lecturer.screenshot(path=str(ARTIFACTS / "poll_lecturer_revealed.png"))
     lecturer.get_by_role("button", name=t("poll.votes", "en")).click()   # the class's two rounds, side by side
     legend = lecturer.locator(f'[data-testid="stPopoverBody"] {CHART}').first
