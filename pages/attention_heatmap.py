@@ -8,7 +8,7 @@ from explorer.ui.cache import spec_data
 from explorer.ui.control import draw, rerun_alone, stop_page, value, values
 from explorer.ui.controls import TYPED_PART, dataset_controls, kernel_bandwidth_controls
 from explorer.ui.figure import show_spec
-from explorer.ui.follow import FRAME_CELLS, Follow
+from explorer.ui.follow import FRAME_CELLS, FRAME_ROWS, Follow
 from explorer.ui.layout import explanation, write
 from explorer.ui.page import lesson_page, page_part
 from explorer.ui.predict import prediction
@@ -26,10 +26,12 @@ def weights(data: dict) -> dict:
 def heatmap(data: dict) -> None:
     """The weight matrix and its size; the matrix follows a drag of h (frames drawn ahead) when it is small enough."""
     try:
-        cells = value(L.N_QUERIES) * len(data["x"])          # (a larger matrix is redrawn when the drag ends)
+        # the frames a drag of h plays have at most FRAME_ROWS rows (the release redraws the whole matrix): at
+        # the default 100 rows, twelve whole frames made a rerun send 1.5 MB instead of 0.14
+        rows = min(value(L.N_QUERIES), FRAME_ROWS)
         res = show_spec(L.figures(values(L), data)["weights_heatmap"], key="heatmap", main=True,
-                        follow=Follow(L.BANDWIDTH, lambda v: L.figures(v, data), values(L))
-                        if cells <= FRAME_CELLS else None)
+                        follow=Follow(L.BANDWIDTH, lambda v: L.figures({**v, L.N_QUERIES.key: rows}, data), values(L))
+                        if rows * len(data["x"]) <= FRAME_CELLS else None)
     except ValueError as err:
         stop_page(say(err))
     write(L.size_caption(res))

@@ -22,9 +22,9 @@ with lesson_page(L, question="lt.question") as beside_question:
 
     live_view()
 
-    # the heads' tests follow the model while it trains, redrawn at the live view's pace (a part of its own, so that
+    # the heads' tests follow the model while it trains, redrawn every HEADS_TICK s (a part of its own, so that
     # switching a head off reruns it alone)
-    @page_part(L, "lt.heads", run_every=live.TICK if live.running() else None)
+    @page_part(L, "lt.heads", run_every=live.HEADS_TICK if live.running() else None)
     def test_the_heads():
         st.subheader(tr("lt.test_header"))
         write(L.test_text())

@@ -25,6 +25,8 @@ from .trainer import TemperatureSchedule, Trainer
 
 TICK = 0.5                      # seconds between redraws while training
 TICK_BUDGET = 0.3               # seconds of training per tick (shorter than the tick)
+HEADS_TICK = 2.0                # seconds between redraws of the heads' tests while training (each one evaluates
+                                # the model once per head: at the live view's pace it halved the steps trained)
 
 
 @dataclass

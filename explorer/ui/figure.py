@@ -25,7 +25,7 @@ from . import follow as following
 from .cache import spec_data
 from .follow import Follow
 from .internals import ReadyFigure, typed_array
-from .state import lang, lecture_mode, room_taken, tr
+from .state import lang, lecture_mode, room_above, tr
 
 # pandas is imported with this module, before any session can draw: plotly's validators and JSON encoder read
 # sys.modules["pandas"] without importing it, and while another thread (the start-up thread, or a session computing
@@ -130,14 +130,14 @@ def _styled(fig, lecture: bool, cap: tuple[int, bool], dark_page: bool, copy: bo
 MIN_MAIN_HEIGHT = 300        # px: the least a main figure is shrunk to, whatever is drawn above it
 
 
-def _cap(main: bool | int) -> tuple[int, bool]:
+def _cap(main: bool | int, key: str) -> tuple[int, bool]:
     """The height cap of a figure and whether it is drawn wide: (0, False) unless it is the page's ``main`` figure,
-    whose cap is ``main`` px (True: ``LECTURE_MAIN_HEIGHT``) less the rows drawn above it on this run
-    (``state.take_room``); a ``main`` of True is the page's one main figure, beside the controls in lecture mode
+    whose cap is ``main`` px (True: ``LECTURE_MAIN_HEIGHT``) less the rows drawn above it (``state.room_above``,
+    the chart's ``key``); a ``main`` of True is the page's one main figure, beside the controls in lecture mode
     (``MAIN_TITLE_WIDTH``), a height is one of two side by side."""
     if not main:
         return 0, False
-    return max(MIN_MAIN_HEIGHT, (LECTURE_MAIN_HEIGHT if main is True else int(main)) - room_taken()), main is True
+    return max(MIN_MAIN_HEIGHT, (LECTURE_MAIN_HEIGHT if main is True else int(main)) - room_above(key)), main is True
 
 
 def _chart(light, drawn, key: str) -> None:
@@ -150,7 +150,7 @@ def show(fig, key: str, main: bool | int = False) -> None:
     in the lecture style when lecture mode is on, with an export control under it. In lecture mode the page's
     ``main`` figure is kept short enough to stay on screen with its controls (``main`` = a height in px, or
     True for ``LECTURE_MAIN_HEIGHT``)."""
-    _chart(*_styled(fig, lecture_mode(), _cap(main), dark_theme()), key)
+    _chart(*_styled(fig, lecture_mode(), _cap(main, key), dark_theme()), key)
 
 
 def show_spec(spec, data: dict | None = None, key: str | None = None, main: bool | int = False,
@@ -162,7 +162,7 @@ def show_spec(spec, data: dict | None = None, key: str | None = None, main: bool
     class's figures out of ``DRAWN``. ``follow``: the control whose values the figure is also sent at, as frames
     a slider under it plays while dragged (``explorer.ui.follow``)."""
     data = spec_data(spec) if data is None else data
-    language, lecture, dark_page, cap = lang(), lecture_mode(), dark_theme(), _cap(main)
+    language, lecture, dark_page, cap = lang(), lecture_mode(), dark_theme(), _cap(main, key or spec.name)
     kept_as = figure_key(spec.lesson, spec.name, dict(data), dict(spec.marks), marks, str(language), lecture, cap,
                          dark_page) if spec.figure_def.cached else None
     light, drawn = DRAWN.get(kept_as,

@@ -39,6 +39,7 @@ from .control import ON_CHANGE, option_text, rerun_whole_page
 from .internals import WEB_JSON
 
 MAX_STEPS = 12          # frames per figure: ~12 values across the control's range, built once per server
+FRAME_ROWS = 25         # a followed heatmap's frames hold at most this many rows (the release redraws every row)
 FRAME_CELLS = 40_000    # a heatmap is followed when a frame holds at most this many cells (12 frames: ~2 MB sent)
 SLIDER_BAND = 2.6      # the slider's height under the figure (rail, ticks, labels), in its font's size
 # layout a frame leaves as the page drew it: the slider's own, and where the legend and margins are (a longer

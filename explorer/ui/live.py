@@ -15,7 +15,7 @@ import streamlit as st
 
 from ..lessons import live_training as L
 from ..training import TASKS
-from ..training.live import TICK, LiveRun
+from ..training.live import HEADS_TICK, TICK, LiveRun
 from ..training.slots import SLOTS
 from .control import ON_CHANGE, draw, stop_page, value, values
 from .figure import show_spec
@@ -219,4 +219,5 @@ def _circuits(trainer, heads: list[str]) -> None:
         right.dataframe(grid)
 
 
-__all__ = ["TICK", "draw_buttons", "draw_controls", "live_view", "running", "session_run", "test_the_heads"]
+__all__ = ["HEADS_TICK", "TICK", "draw_buttons", "draw_controls", "live_view", "running", "session_run",
+           "test_the_heads"]

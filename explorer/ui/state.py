@@ -15,7 +15,7 @@ from streamlit.errors import StreamlitAPIException
 
 from ..i18n import LANGUAGES, Message, Phrase
 from ..lessons.params import SWITCH
-from .internals import leave_pages_directory_mode
+from .internals import leave_pages_directory_mode, rerun_of_parts
 
 KEEP = "ui.keep"      # the state keys kept across pages: every visited lesson page adds its settings' keys
 
@@ -37,6 +37,7 @@ def predict_mode() -> bool:
 
 
 ROOM = "ui.room_above"   # {what: px}: rows drawn on this run above where a page's main figure goes (lecture mode)
+ROOM_FOR = "ui.room_for"  # {figure: px}: the rows above each main figure on the last whole run
 
 
 def take_room(what: str, px: int) -> None:
@@ -49,6 +50,16 @@ def take_room(what: str, px: int) -> None:
 def room_taken() -> int:
     """px taken above the main figure on this run (``take_room``)."""
     return sum(st.session_state.get(ROOM, {}).values())
+
+
+def room_above(figure: str) -> int:
+    """px drawn above the main figure ``figure``: on a whole run, the rows taken so far on it (a verdict drawn after
+    the figure, further down the page, does not count), remembered for the figure; on a part of the page rerun
+    alone (a drag of its slider), what was remembered, so that the figure keeps its height."""
+    kept = st.session_state.setdefault(ROOM_FOR, {})
+    if not rerun_of_parts():
+        kept[figure] = room_taken()
+    return kept.get(figure, 0)
 
 
 def clear_room() -> None:

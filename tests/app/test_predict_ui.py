@@ -72,3 +72,32 @@ def test_every_page_asks_in_chinese_too(name, key):
     question = next(m.value for m in at.markdown if m.value.startswith("**先预测**："))
     assert re.search(r"[\u4e00-\u9fff]{4}", question)
     assert all(re.search(r"[\u4e00-\u9fff]|h = |L\d", o) for o in at.radio(key=f"predict.{key}.pick").options)
+
+
+def _height(at, key: str) -> int:
+    import json
+
+    return next(json.loads(e.proto.spec)["layout"]["height"] for e in at.get("plotly_chart") if key in e.proto.id)
+
+
+def test_a_verdict_shortens_the_main_figure_under_it_and_no_other():
+    """Lecture mode, answer revealed: Softmax is a kernel draws the verdict above its main figure, which gives up the
+    verdict's row (on a whole run and when d moves alone); Kernel regression's verdict is under its LOO curve,
+    far below the fit, which keeps its full height, also when the bandwidth moves alone."""
+    from explorer.ui.figure import LECTURE_MAIN_HEIGHT
+    from explorer.ui.predict import VERDICT_ROW
+
+    for name, question, chart, moved, value, shortened in (
+            ("softmax_kernel", "sk.gap", "side_by_side", "sk.d", 32, True),
+            ("kernel_regression", "kr.loo", "fit", "nw.bandwidth", 0.5, False)):
+        at = page(name, timeout=120)
+        at.session_state["ui.lecture"] = at.session_state["ui.predict"] = True
+        at.session_state[f"predict.{question}.done"] = True
+        at.run()
+        assert_clean(at)
+        expected = LECTURE_MAIN_HEIGHT - (VERDICT_ROW if shortened else 0)
+        assert _height(at, chart) == expected, name
+        control = at.slider(key=moved) if name == "softmax_kernel" else at.select_slider(key=moved)
+        control.set_value(value).run()                              # the part with the figure reruns alone
+        assert_clean(at)
+        assert _height(at, chart) == expected, (name, "after a move")

@@ -67,6 +67,28 @@ def test_preset_buttons_move_the_bandwidth_and_it_is_shared_between_pages(page, 
     assert bandwidth.locator('input[type="range"]').get_attribute("aria-valuetext") == "0.01"
 
 
+def test_a_refused_upload_says_why_and_the_figure_names_the_data_it_still_shows(page, server_url):
+    """Kernel regression, "Your own CSV", a file with a word in its y column: the page says what is wrong where the
+    student looks (under the uploader and above the figure), and the figure, still the sine mix, is titled so (it
+    once said "fit on your data" over the sine mix and its true function)."""
+    page.goto(server_url + "/kernel_regression?predict=0")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]', has_text="Dataset").click()
+    page.get_by_role("option", name="Your own CSV", exact=True).click()
+    wait_idle(page)
+    assert "5 MB" in page.locator('[data-testid="stFileUploader"]').inner_text()       # the limit, where it is set
+    rows = "\n".join(f"{i},{'oops' if i == 3 else i % 7}" for i in range(1, 21))
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
+        {"name": "marks.csv", "mimeType": "text/csv", "buffer": f"x,y\n{rows}\n".encode()})
+    wait_idle(page)
+    errors = page.locator('[data-testid="stAlert"]', has_text="hold text where a number should be")
+    assert errors.count() == 2, errors.count()                           # under the uploader, above the figure
+    title = page.locator(f'[data-testid="stMain"] {CHART} .gtitle').first.inner_text()
+    assert "Sine mix" in title and "your data" not in title, title
+    page.screenshot(path=str(ARTIFACTS / "upload_refused.png"))
+
+
 def test_chinese_lecture_mode_and_the_export_control(page, server_url):
     page.goto(server_url + "/kernel_regression?lang=zh&lecture=1")
     page.wait_for_selector(CHART)
