@@ -5,6 +5,8 @@ lesson page loads what it needs. Once per server it starts the warm-up thread (`
 computes every lesson's default figures in the background for the first student to open each page.
 """
 
+from importlib.resources import files
+
 import streamlit as st
 
 from explorer.i18n import LANGUAGES
@@ -14,8 +16,11 @@ from explorer.ui.startup import warm_up_once
 from explorer.ui.state import keep_shared_state, lecture_changed, lecture_mode, tr
 from explorer.ui.waiting import badge
 
+ICON = str(files("explorer") / "assets" / "icon.png")        # a causal attention map, 4 x 4
+
 keep_shared_state()
-st.set_page_config(page_title=tr("app.name"), page_icon=":material/visibility:", layout="wide",
+# the icon is a file served by this server: a Material icon here makes every browser fetch it from fonts.gstatic.com
+st.set_page_config(page_title=tr("app.name"), page_icon=ICON, layout="wide",
                    initial_sidebar_state="collapsed" if lecture_mode() else "auto")
 page_style()
 asked = requested_path()

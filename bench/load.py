@@ -118,7 +118,7 @@ class Student:
     # --------------------------------------------------------------- the student
     def _open(self):
         """Open the session as a browser does: load the page (where a balancer sets its sticky cookie), then the
-        websocket with that cookie. Notes the replica that answered (a balancer's X-Replica header)."""
+        websocket with that cookie. Notes the replica that answered (the name in a balancer's sticky cookie)."""
         headers = {"Cookie": self.cookie} if self.cookie else {}
         with urllib.request.urlopen(urllib.request.Request(self.base + "/", headers=headers), timeout=30) as resp:
             cookie = resp.headers.get("Set-Cookie")
@@ -127,7 +127,7 @@ class Student:
             headers = {"Cookie": self.cookie}
         ws = connect(self.base.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"],
                      origin=self.base, open_timeout=30, max_size=None, additional_headers=headers)
-        self.replicas.append(ws.response.headers.get("X-Replica", ""))
+        self.replicas.append(self.cookie.split("=", 1)[1] if self.cookie else "")
         return ws
 
     def run(self, stop_at: float) -> None:

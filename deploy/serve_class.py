@@ -29,21 +29,31 @@ from explorer.serving import AppServer, RedisServer, free_port, wait_healthy
 TEMPLATE = Path(__file__).with_name("haproxy.cfg.template")
 
 
-def haproxy_config(port: int, replicas: dict[str, int], address: str = "127.0.0.1") -> str:
+RATE = 3000            # requests per client address in 10 s (a phone's first page load is about 60)
+CONNECTIONS = 500      # open connections per client address (a tab holds one websocket)
+
+
+def haproxy_config(port: int, replicas: dict[str, int], address: str = "127.0.0.1", rate: int = RATE,
+                   connections: int = CONNECTIONS, https: bool = False) -> str:
+    """The balancer's configuration; ``https``: the hall is reached over HTTPS (a TLS proxy in front of this
+    balancer), so the sticky cookie is marked Secure (a browser drops a Secure cookie sent over plain HTTP)."""
     servers = "\n".join(f"  server {name} 127.0.0.1:{p} check cookie {name}" for name, p in replicas.items())
-    return TEMPLATE.read_text().format(address=address, port=port, servers=servers)
+    return TEMPLATE.read_text().format(address=address, port=port, servers=servers, rate=int(rate),
+                                       connections=int(connections), secure=" secure" if https else "")
 
 
 class Hall:
     """The running replicas and balancer; ``stop_replica`` takes one down (the failover test does)."""
 
     def __init__(self, replicas: int, port: int | None = None, address: str = "127.0.0.1",
-                 public_url: str | None = None):
+                 public_url: str | None = None, rate: int = RATE, connections: int = CONNECTIONS):
         for tool in ("haproxy", "redis-server"):
             if shutil.which(tool) is None:
                 raise SystemExit(f"error: {tool} not found (apt-get install {tool})")
         self.port = port or free_port()
         self.address = address
+        self.limits = {"rate": rate, "connections": connections,
+                       "https": bool(public_url and public_url.startswith("https://"))}
         self.tmp = tempfile.TemporaryDirectory()
         self.redis = RedisServer(Path(self.tmp.name) / "redis")
         env = {"EXPLORER_POLLS": self.redis.url, **({"EXPLORER_PUBLIC_URL": public_url} if public_url else {})}
@@ -68,7 +78,7 @@ class Hall:
         for replica in self.replicas.values():
             replica.start()
         cfg = Path(self.tmp.name) / "haproxy.cfg"
-        cfg.write_text(haproxy_config(self.port, self.ports, self.address))
+        cfg.write_text(haproxy_config(self.port, self.ports, self.address, **self.limits))
         self.balancer = subprocess.Popen(["haproxy", "-f", str(cfg), "-db"], stdout=subprocess.DEVNULL,
                                          stderr=subprocess.DEVNULL)
         wait_healthy(self.url + "/_stcore/health", 30, self.balancer)
@@ -100,11 +110,17 @@ def main(argv=None) -> int:
     p.add_argument("--address", default="127.0.0.1", help="where the balancer listens (0.0.0.0: the classroom)")
     p.add_argument("--public-url", default=None,
                    help="the address students' phones reach (the poll's link and QR code), e.g. http://10.0.0.5:8500")
+    p.add_argument("--rate", type=int, default=RATE,
+                   help=f"requests per client address in 10 s before 429 (default {RATE}; phones behind one NAT "
+                        "address share it: allow about 60 per phone)")
     args = p.parse_args(argv)
     if not 1 <= args.replicas <= 16:
         print("error: --replicas must be from 1 to 16", file=sys.stderr)
         return 2
-    with Hall(args.replicas, args.port, args.address, args.public_url) as hall:
+    if args.rate < 1:
+        print("error: --rate must be at least 1", file=sys.stderr)
+        return 2
+    with Hall(args.replicas, args.port, args.address, args.public_url, args.rate) as hall:
         print(f"Attention Explorer: {args.replicas} replicas behind http://{args.address}:{hall.port} (Ctrl+C stops)")
         with contextlib.suppress(KeyboardInterrupt):
             while hall.running:

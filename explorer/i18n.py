@@ -75,8 +75,8 @@ class Message(str):
         obj.key, obj.values = key, values
         return obj
 
-    def in_lang(self, lang: str) -> str:
-        return t(self.key, lang, **{k: in_lang(v, lang) if hasattr(v, "in_lang") else v
+    def in_lang(self, lang: str, quote=None) -> str:
+        return t(self.key, lang, **{k: in_lang(v, lang, quote) if hasattr(v, "in_lang") else v
                                     for k, v in self.values.items()})
 
     def __reduce__(self):
@@ -89,24 +89,27 @@ def _message(key: str, values: dict) -> Message:
 
 class Phrase(str):
     """A UI text in the language it is shown in that can also be said in another (``in_lang``): what the pages'
-    ``tr`` returns, so that a page's question can go to each student's phone in that student's language."""
+    ``tr`` returns, so that a page's question can go to each student's phone in that student's language. The values
+    it quotes are said in its language too; ``quote`` escapes those from outside the app (``in_lang``)."""
 
-    def __new__(cls, key: str, lang: str, **values):
-        obj = super().__new__(cls, t(key, lang, **values))
-        obj.key, obj.values = key, values
+    def __new__(cls, key: str, lang: str, quote=None, **values):
+        obj = super().__new__(cls, t(key, lang, **{k: in_lang(v, lang, quote) if hasattr(v, "in_lang") else v
+                                                   for k, v in values.items()}))
+        obj.key, obj.values, obj.quote = key, values, quote
         return obj
 
-    def in_lang(self, lang: str) -> str:
-        return t(self.key, lang, **{k: in_lang(v, lang) if hasattr(v, "in_lang") else v
+    def in_lang(self, lang: str, quote=None) -> str:
+        quote = quote or self.quote
+        return t(self.key, lang, **{k: in_lang(v, lang, quote) if hasattr(v, "in_lang") else v
                                     for k, v in self.values.items()})
 
     def __reduce__(self):
-        return _phrase, (str(self), self.key, self.values)
+        return _phrase, (str(self), self.key, self.values, self.quote)
 
 
-def _phrase(text: str, key: str, values: dict) -> Phrase:
+def _phrase(text: str, key: str, values: dict, quote=None) -> Phrase:
     obj = str.__new__(Phrase, text)
-    obj.key, obj.values = key, values
+    obj.key, obj.values, obj.quote = key, values, quote
     return obj
 
 
@@ -124,14 +127,21 @@ class Joined(str):
         obj.parts, obj.sep = parts, sep
         return obj
 
-    def in_lang(self, lang: str) -> str:
-        return t(self.sep, lang).join(in_lang(p, lang) for p in self.parts)
+    def in_lang(self, lang: str, quote=None) -> str:
+        return t(self.sep, lang).join(in_lang(p, lang, quote) for p in self.parts)
 
     def __reduce__(self):
         return Joined, (self.parts, self.sep)
 
 
-def in_lang(text, lang: str) -> str:
+def in_lang(text, lang: str, quote=None) -> str:
     """``text`` in ``lang`` when it knows its key (a ``Message``, a ``Phrase``, a ``Joined``); as it is otherwise (a
-    number, a name: the same in every language)."""
-    return text.in_lang(lang) if hasattr(text, "in_lang") else str(text)
+    number, a name: the same in every language). ``quote``: how text from outside the app that it quotes
+    (``explorer.outside.Outside``: a file's name, a column's header) is escaped for where it is shown (the pages:
+    ``markdown_text``); as it is when None.
+
+    >>> from explorer.outside import Outside, markdown_text
+    >>> print(in_lang(Message("data.rejected", file=Outside("*notes*"), error="x"), "en", markdown_text))
+    \\*notes\\* was not used: x
+    """
+    return text.in_lang(lang, quote) if hasattr(text, "in_lang") else str(text)

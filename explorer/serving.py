@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -112,20 +113,38 @@ class AppServer:
 class RedisServer:
     """Debian's ``redis-server`` on its own loopback port and directory: the class polls' shared store behind
     replicas. Its append-only file is written on every command (``appendfsync always``), so a vote it acknowledged
-    survives a crash of Redis itself; no snapshots."""
+    survives a crash of Redis itself; no snapshots.
+
+    Closed to the rest of the machine: a client must give the password generated on the first start (kept in the
+    directory's ``redis.conf``, readable by this user only, and read again by a restart in the same directory, so
+    the replicas' ``url`` stays valid); the directory, with the append-only file, is this user's only."""
 
     def __init__(self, directory: Path, port: int | None = None):
         self.dir, self.port = Path(directory), port or free_port()
         self.proc: subprocess.Popen | None = None
+        self.conf = self._config()
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        """The ``EXPLORER_POLLS`` value for this server, password included."""
+        return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
+
+    def _config(self) -> Path:
+        """The directory (owner-only) and its ``redis.conf`` holding the password, written once (owner-only)."""
+        self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(self.dir, 0o700)
+        conf = self.dir / "redis.conf"
+        if not conf.exists():
+            fd = os.open(conf, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                fh.write(f"requirepass {secrets.token_urlsafe(24)}\n")
+        self.password = conf.read_text().split()[1]
+        return conf
 
     def start(self, timeout: float = 10) -> RedisServer:
-        """Start it and wait until it answers PING (``RuntimeError`` if it does not within ``timeout`` s)."""
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+        """Start it and wait until it answers PING (``RuntimeError`` if it does not within ``timeout`` s). The
+        password is in the config file, not on the command line (which any process may read)."""
+        self.proc = subprocess.Popen(["redis-server", str(self.conf), "--port", str(self.port), "--bind", "127.0.0.1",
                                       "--dir", str(self.dir), "--appendonly", "yes", "--appendfsync", "always",
                                       "--save", ""], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout
@@ -138,10 +157,16 @@ class RedisServer:
         raise RuntimeError(f"redis-server on port {self.port} did not answer PING")
 
     def healthy(self) -> bool:
-        """PING answered with PONG (the protocol written out: no client library needed)."""
+        """AUTH accepted and PING answered with PONG (the protocol written out: no client library needed)."""
         with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
-            s.sendall(b"PING\r\n")
-            return s.recv(16).startswith(b"+PONG")
+            s.sendall(f"AUTH {self.password}\r\nPING\r\n".encode())
+            answer = b""
+            while answer.count(b"\r\n") < 2 and not answer.startswith(b"-"):
+                part = s.recv(64)
+                if not part:
+                    break
+                answer += part
+            return answer.startswith(b"+OK\r\n+PONG")
         return False
 
     def kill(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import html
 import io
 import os
 import shutil
@@ -17,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .._checks import one_of
+from ..outside import spreadsheet_cell
 from .placement import x_title
 
 FORMATS = ("png", "svg", "html", "csv")
@@ -67,14 +69,15 @@ def figure_csv(fig) -> str:
     Columns: ``series`` (the trace's name: its legend entry or panel title), ``kind``, then the x, y and (heatmaps)
     colour values, each headed by its axis or colour-bar title with its units (``x (input, arbitrary units)``,
     ``weight``; the colour column only when there is a heatmap). For a heatmap, x and y are the cell's column and
-    row coordinates.
+    row coordinates. Titles are written as the text they show (plotly's ``&lt;`` as ``<``); a text cell that a
+    spreadsheet would read as a formula (``=``, ``+``, ``-``, ``@``, tab, carriage return first) starts with ``'``.
     """
     out = io.StringIO()
     writer = csv.writer(out)
     has_z = any(t.type == "heatmap" for t in fig.data)
-    writer.writerow(["series", "kind", *_value_titles(fig)[:3 if has_z else 2]])
+    writer.writerow(["series", "kind", *map(_fmt, _value_titles(fig)[:3 if has_z else 2])])
     for i, trace in enumerate(fig.data):
-        name = trace.name or f"{trace.type} {i + 1}"
+        name = _fmt(html.unescape(trace.name or f"{trace.type} {i + 1}"))
         if trace.type == "heatmap":
             z = np.asarray(trace.z, dtype=float)
             xs = np.arange(z.shape[1]) if trace.x is None else np.asarray(trace.x)
@@ -100,13 +103,13 @@ def _value_titles(fig) -> list[str]:
         for key in sorted(k for k in fig.layout if k.startswith(prefix)):
             text = fig.layout[key].title.text
             if text:
-                return text.replace("<br>", " ")
+                return html.unescape(text.replace("<br>", " "))
         return fallback
 
     colour = fig.layout.coloraxis.colorbar.title.text or next(
         (t.colorbar.title.text for t in fig.data if t.type == "heatmap" and t.colorbar.title.text), None)
     x = x_title(fig.layout.to_plotly_json()).replace("<br>", " ")
-    return [x or "x", first("yaxis", "y"), colour or "z"]
+    return [html.unescape(x) or "x", first("yaxis", "y"), html.unescape(colour or "z")]
 
 
 def _fmt(v) -> str:
@@ -116,4 +119,4 @@ def _fmt(v) -> str:
         return "" if np.isnan(v) else repr(float(v))
     if isinstance(v, (int, np.integer)):
         return str(int(v))
-    return str(v)
+    return spreadsheet_cell(str(v))

@@ -18,6 +18,7 @@ from ..bandwidth import loo_cv_scores, select_bandwidth, silverman_bandwidth
 from ..figures import regression as rfig
 from ..i18n import Joined, Message, t
 from ..kernels import KERNELS, equivalent_bandwidth
+from ..outside import Outside, plotly_text
 from ..regression import defined_mse, nadaraya_watson
 from .base import Question, Say, figure_table, flatten, says, specs
 from .params import Param
@@ -61,11 +62,12 @@ def _fit(data: Mapping, dataset: str, kernels: tuple[str, ...], bandwidths: tupl
 
 
 def upload_axes(data: Mapping, lang: str) -> tuple[str, str] | None:
-    """An upload's axis titles: its column names (and "standardised" when the values were), else None."""
+    """An upload's axis titles: its column names, as plotly text (a name is shown as written, never as HTML), and
+    "standardised" when the values were; None when the data are not an upload."""
     if "columns" not in data:
         return None
     suffix = t("fig.standardised", lang) if data["standardised"] else ""
-    return tuple(f"{name}{suffix}" for name in data["columns"])
+    return tuple(f"{plotly_text(Outside(name))}{suffix}" for name in data["columns"])
 
 
 def curve_label(curve: Mapping, lang: str) -> str:

@@ -8,6 +8,8 @@ always``), a restarted Redis still has every vote it acknowledged.
 
 from __future__ import annotations
 
+import re
+
 import redis
 
 from .base import Store
@@ -50,8 +52,8 @@ class RedisStore(Store):
         self._transition_script = self.db.register_script(_TRANSITION)
         self._insert_script = self.db.register_script(_INSERT)
 
-    def __repr__(self) -> str:
-        return f"RedisStore({self.url!r})"
+    def __repr__(self) -> str:                           # (the URL's password is not said)
+        return f"RedisStore({re.sub(r':[^:@/]*@', ':***@', self.url)!r})"
 
     def _insert(self, code: str, record: dict) -> bool:
         pairs = [str(x) for kv in record.items() for x in kv]

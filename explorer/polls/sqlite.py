@@ -8,6 +8,7 @@ disk when its acknowledgement returns. Expired polls and their votes are deleted
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
 import time
@@ -31,7 +32,10 @@ FIELDS = ("token_hash", "page", "texts", "n_choices", "answer", "round", "phase"
 class SQLiteStore(Store):
     def __init__(self, path: str | Path):
         self.path = str(path)
-        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        # owner-only: a folder this creates, and the file (SQLite gives its -wal and -shm files the file's mode)
+        Path(self.path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if self.path != ":memory:" and not Path(self.path).exists():
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
         self._local = threading.local()
         self._db().execute("PRAGMA journal_mode=WAL")
         self._db().executescript(SCHEMA)

@@ -10,6 +10,7 @@ import streamlit as st
 from ..data import DATASETS, EXAMPLE_CSV, MAX_UPLOAD_ROWS, dataset_from_table, read_csv
 from ..lessons import shared
 from ..lessons.shared import BANDWIDTHS, UPLOAD, presets, snap_bandwidth
+from ..outside import Outside
 from . import cache
 from .control import ON_CHANGE, draw, rerun_whole_page, value
 from .layout import write
@@ -73,7 +74,7 @@ def _upload_controls() -> tuple[tuple, str | None]:
         try:
             table = read_csv(upload.getvalue())
         except ValueError as err:
-            state["data.unreadable"] = tr("data.rejected", file=upload.name, error=say(err))
+            state["data.unreadable"] = tr("data.rejected", file=Outside(upload.name), error=say(err))
             state["data.file_generation"] += 1
             st.rerun()
         # the column boxes belong to this file (their keys carry its digest): another file gets boxes of its own,
@@ -90,7 +91,7 @@ def _upload_controls() -> tuple[tuple, str | None]:
         try:
             ds, notes = dataset_from_table(table, x_col, y_col, drop, standardise)
         except ValueError as err:
-            problem = tr("data.rejected", file=upload.name, error=say(err))
+            problem = tr("data.rejected", file=Outside(upload.name), error=say(err))
         else:
             digest = hashlib.sha1(upload.getvalue() + repr((x_col, y_col, drop, standardise)).encode()).hexdigest()
             state["data.uploaded"] = {"sha": digest[:16], "x": ds.x, "y": ds.y, "description": ds.description,

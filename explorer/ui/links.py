@@ -9,9 +9,13 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from ..i18n import LANGUAGES
+from ..i18n import LANGUAGES, Joined
 from ..lessons.params import SWITCH, Param
+from ..outside import Outside
 from .state import tr
+
+LINK_ECHO = 40          # characters of a link's key, and of its value, said back when they are ignored
+LINK_ECHO_ITEMS = 5     # ignored settings listed by name (the rest are counted)
 
 
 def restore(params: Sequence[Param], page: str) -> None:
@@ -33,9 +37,10 @@ def restore(params: Sequence[Param], page: str) -> None:
             elif key not in LINK_SETTINGS or raw not in LINK_SETTINGS[key]:
                 raise ValueError(raw)
         except (ValueError, TypeError):
-            ignored.append(f"{key}={raw[:40]}")
-    if ignored:
-        st.warning(tr("ui.url_ignored", bad=tr("punct.list").join(ignored)))
+            ignored.append(Outside(f"{Outside(key, LINK_ECHO)}={Outside(raw, LINK_ECHO)}", limit=3 * LINK_ECHO))
+    if ignored:                # said as text, not Markdown: the link is anyone's (``explorer.outside``)
+        more = [tr("ui.url_more", n=len(ignored) - LINK_ECHO_ITEMS)] if len(ignored) > LINK_ECHO_ITEMS else []
+        st.warning(tr("ui.url_ignored", bad=Joined([*ignored[:LINK_ECHO_ITEMS], *more])))
     for text in dict.fromkeys(refusals):
         st.info(tr(text))
 

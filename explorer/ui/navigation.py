@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..lessons import LESSONS, Lesson
+from ..outside import Outside
 from .internals import requested_page
 from .state import tr
 
@@ -41,7 +42,7 @@ def note_unknown_path(asked: str, page) -> None:
     """Remember a path that names no page (Streamlit then runs the landing page): the landing page says so, in the
     viewer's language."""
     if asked and asked.strip("/") != page.url_path:
-        st.session_state["ui.unknown_path"] = asked.strip("/")[:60]
+        st.session_state["ui.unknown_path"] = Outside(asked.strip("/"))       # said as text, cut
 
 
 def neighbours(name: str) -> tuple[Lesson | None, Lesson | None]:

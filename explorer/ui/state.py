@@ -15,6 +15,7 @@ from streamlit.errors import StreamlitAPIException
 
 from ..i18n import LANGUAGES, Message, Phrase
 from ..lessons.params import SWITCH
+from ..outside import markdown_text
 from .internals import leave_pages_directory_mode, rerun_of_parts
 
 KEEP = "ui.keep"      # the state keys kept across pages: every visited lesson page adds its settings' keys
@@ -77,15 +78,17 @@ def lang() -> str:
 
 
 def tr(key: str, **values) -> Phrase:
-    """UI text in the session's language (a ``Phrase``: a str that can be said in the other languages too)."""
-    return Phrase(key, lang(), **values)
+    """UI text in the session's language (a ``Phrase``: a str that can be said in the other languages too), as
+    Markdown: a value from outside the app (``explorer.outside.Outside``) is escaped, shown as the text it is."""
+    return Phrase(key, lang(), quote=markdown_text, **values)
 
 
 def say(text_or_error: Any) -> str:
     """A sentence from the ``explorer`` package in the page's language: a ``Message`` (or an error carrying
-    one) is translated; anything else (a programmer's ValueError) is shown as written."""
+    one) is translated, as Markdown in which the text it quotes from outside the app is escaped; anything else (a
+    programmer's ValueError) is shown as written."""
     message = getattr(text_or_error, "message", text_or_error)
-    return message.in_lang(lang()) if isinstance(message, Message) else str(text_or_error)
+    return message.in_lang(lang(), markdown_text) if isinstance(message, Message) else str(text_or_error)
 
 
 def _leave_pages_directory_mode() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..i18n import LANGUAGES
+from ..outside import Outside
 from ..polls import CLOSED, REVEALED, SHOWN, VOTING, PollError, new_voter, normal_code
 from .poll import REFRESH_S, refusal, rounds_chart, store
 from .state import keep_shared_state, lang, tr
@@ -28,7 +29,7 @@ def vote_page() -> None:
     try:
         code = normal_code(code) if code else ""
     except PollError:
-        st.warning(tr("poll.no_room", code=code[:12]))
+        st.warning(tr("poll.no_room", code=Outside(code, limit=12)))
         code = ""
     if not code:
         _ask_for_room()

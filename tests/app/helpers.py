@@ -1,13 +1,24 @@
 """Small helpers for AppTest-driven page tests."""
 
 import base64
+import html
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def shown(markdown: str) -> str:
+    """What a reader sees of Streamlit Markdown: rendered by an independent CommonMark renderer (with link
+    detection), tags dropped, entities read. Escaped text from outside the app reads as the text it was."""
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark", {"linkify": True}).enable(["linkify", "table"]).render(markdown)
+    return html.unescape(re.sub(r"<[^>]+>", "", rendered)).replace("\u2060", "").strip()    # (word joiners: unseen)
 
 
 def page(name: str, timeout: float = 60) -> AppTest:

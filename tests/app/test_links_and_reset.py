@@ -3,7 +3,7 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import ROOT, assert_clean
+from tests.app.helpers import ROOT, assert_clean, shown
 
 
 def open_page(name, params):
@@ -13,14 +13,14 @@ def open_page(name, params):
     return at.run()
 
 
-@pytest.mark.parametrize("params, shown", [
+@pytest.mark.parametrize("params, said", [
     ({"h": "abc"}, "h=abc"), ({"kernel": "nope"}, "kernel=nope"), ({"lang": "xx"}, "lang=xx"),
     ({"lecture": "maybe"}, "lecture=maybe"), ({"scale.d": "128", "scale.nope": "1"}, "scale.nope=1"),
 ])
-def test_unknown_or_malformed_link_keys_get_the_notice(params, shown):
+def test_unknown_or_malformed_link_keys_get_the_notice(params, said):
     at = open_page("scaling", params)
     assert_clean(at)
-    assert len(at.warning) == 1 and shown in at.warning[0].value
+    assert len(at.warning) == 1 and said in shown(at.warning[0].value)
     assert at.session_state["scale.d"] == 128 and at.session_state["ui.lang"] == "en"
     assert at.session_state["ui.lecture"] is False
 

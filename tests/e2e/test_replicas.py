@@ -81,3 +81,72 @@ def test_a_replica_lost_mid_class_sends_its_students_to_the_other_and_leaves_the
         assert s.result.errors == [] and s.result.dropped >= 1
         assert s.replicas[-1] == "r2" and s.result.answered
         assert s.result.latencies                                            # it went on working after the move
+
+
+@pytest.fixture
+def balancer(tmp_path):
+    """HAProxy with the hall's configuration in front of one tiny HTTP server (no app: the balancer's own rules are
+    what is tested), with a per-address limit of 20 requests in 10 s."""
+    import subprocess
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from deploy.serve_class import haproxy_config
+    from explorer.serving import free_port, wait_healthy
+
+    class Ok(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args):
+            pass
+
+    backend = ThreadingHTTPServer(("127.0.0.1", 0), Ok)
+    threading.Thread(target=backend.serve_forever, daemon=True).start()
+    port = free_port()
+    cfg = tmp_path / "haproxy.cfg"
+    cfg.write_text(haproxy_config(port, {"r1": backend.server_address[1]}, rate=20, connections=5))
+    assert subprocess.run(["haproxy", "-c", "-q", "-f", str(cfg)], capture_output=True).returncode == 0
+    proc = subprocess.Popen(["haproxy", "-f", str(cfg), "-db"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", 30, proc)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        backend.shutdown()
+
+
+def test_the_balancers_cookie_is_httponly_and_samesite_names_no_more_than_the_replica_and_one_address_is_bounded(
+        balancer):
+    import urllib.error
+    import urllib.request
+
+    def get(cookie: str = ""):
+        request = urllib.request.Request(balancer + "/", headers={"Cookie": cookie} if cookie else {})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as resp:
+                return resp.status, resp.headers
+        except urllib.error.HTTPError as refused:
+            return refused.code, refused.headers
+
+    status, headers = get()
+    cookie = headers["Set-Cookie"]
+    assert status == 200 and cookie.startswith("EXPLORER_REPLICA=r1;")
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Secure" not in cookie    # plain HTTP here
+    assert not [h for h in headers if h.lower().startswith("x-")]                         # no X-Replica
+    for forged in ("r9", "<script>alert(1)</script>", "x" * 4000):                      # no such replica
+        status, headers = get(f"EXPLORER_REPLICA={forged}")
+        assert status == 200 and headers["Set-Cookie"].startswith("EXPLORER_REPLICA=r1;")
+    codes = [get("EXPLORER_REPLICA=r1")[0] for _ in range(30)]
+    assert codes[:12] == [200] * 12 and codes[-5:] == [429] * 5                            # 20 in 10 s, then 429
+
+
+def test_a_hall_behind_https_marks_its_cookie_secure():
+    from deploy.serve_class import haproxy_config
+
+    assert " secure attr" in haproxy_config(8500, {"r1": 8501}, https=True)
+    assert " secure" not in haproxy_config(8500, {"r1": 8501})

@@ -1,0 +1,91 @@
+"""Hostile input in Chromium: what a link, a path, a room code or an uploaded file says is shown as text (no link,
+image, emphasis, colour, emoji or formula made of it, in Streamlit's Markdown and in plotly's titles), and no page
+asks any host but the app's for anything."""
+
+from urllib.parse import quote, urlsplit
+
+import pytest
+
+from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.test_browser import CHART, wait_idle
+
+# each of these, in a link, must come back as the characters typed: Streamlit's own Markdown (colours, icons,
+# emoji, maths) as well as CommonMark's and bare addresses
+KEYS = ["[Session expired](https://evil.example/login)", "![x](https://evil.example/p.png)", ":red[red]",
+        ":material/home:", ":smile:", "$x^2$", "www.evil.example", "a@evil.example"]
+MADE_OF_IT = "a, img, strong, em, code, .katex, [data-testid='stIconMaterial'], span[style*='color']"
+
+
+def _no_markup(alert) -> None:
+    assert alert.locator(MADE_OF_IT).count() == 0, alert.inner_html()
+
+
+def _outside_hosts(page, base: str) -> list[str]:
+    host = urlsplit(base).netloc
+    return [u for u in page.requested if urlsplit(u).scheme in ("http", "https", "ws", "wss")
+            and urlsplit(u).netloc != host]
+
+
+@pytest.fixture
+def recorded(page):
+    page.requested = []
+    page.on("request", lambda r: page.requested.append(r.url))
+    return page
+
+
+def test_a_links_keys_values_and_path_are_shown_as_text_and_nothing_leaves_the_machine(recorded, server_url):
+    page = recorded
+    query = "&".join(f"{quote(k)}={quote(k)}" for k in KEYS[:6])
+    page.goto(f"{server_url}/kernel_regression?{query}")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    alert = page.locator('[data-testid="stAlert"]').first
+    text = alert.inner_text().replace("\u2060", "")
+    _no_markup(alert)
+    assert all(k[:40] in text for k in KEYS[:5]), text              # keys are cut at 40; the sixth is counted
+    assert "and 1 more" in text
+    page.screenshot(path=str(ARTIFACTS / "hostile_link.png"))
+    path = "**Session expired** [sign in](evil.example)"   # one segment: Streamlit serves no app under a/b/c
+    page.goto(f"{server_url}/{quote(path)}?{quote(KEYS[5])}={quote(KEYS[6])}&{quote(KEYS[7])}=1")
+    page.wait_for_selector('[data-testid="stMain"] h1')
+    wait_idle(page)
+    alerts = page.locator('[data-testid="stAlert"]')
+    shown = " ".join(alerts.nth(i).inner_text() for i in range(alerts.count())).replace("\u2060", "")
+    for i in range(alerts.count()):
+        _no_markup(alerts.nth(i))
+    assert all(k in shown for k in (path, *KEYS[5:])), shown
+    page.goto(f"{server_url}/vote?room={quote('[a](//e.co)')}")
+    page.wait_for_selector('[data-testid="stAlert"]')
+    _no_markup(page.locator('[data-testid="stAlert"]').first)
+    assert not _outside_hosts(page, server_url), _outside_hosts(page, server_url)
+
+
+def test_an_uploads_file_and_column_names_are_text_on_the_page_and_in_the_figure(recorded, server_url):
+    page = recorded
+    page.goto(server_url + "/kernel_regression?predict=0")
+    page.wait_for_selector(CHART)
+    wait_idle(page)
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]', has_text="Dataset").click()
+    page.get_by_role("option", name="Your own CSV", exact=True).click()
+    wait_idle(page)
+    dropzone = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    dropzone.set_input_files({"name": "[a](https://evil.example).csv", "mimeType": "text/csv",
+                              "buffer": b"x,y\n1,a\n2,b\n"})
+    wait_idle(page)
+    refused = page.locator('[data-testid="stAlert"]', has_text="was not used")
+    assert refused.count() == 2
+    _no_markup(refused.first)
+    assert "[a](https://evil.example).csv" in refused.first.inner_text().replace("\u2060", "")
+    rows = "".join(f"{i},{i * i % 7}\n" for i in range(20))
+    dropzone = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    dropzone.set_input_files({"name": "data.csv", "mimeType": "text/csv",
+                              "buffer": f"<a href='https://evil.example'>x</a>,<b>y</b>\n{rows}".encode()})
+    wait_idle(page)
+    chart = page.locator(f'[data-testid="stMain"] {CHART}').first
+    assert chart.locator("a").count() == 0 and chart.locator(".xtitle b, .ytitle b").count() == 0
+    assert chart.locator(".xtitle").text_content() == "<a href='https://evil.example'>x</a>"
+    assert chart.locator(".ytitle").text_content() == "<b>y</b>"
+    caption = page.locator('[data-testid="stSidebar"] [data-testid="stCaptionContainer"]', has_text="uploaded")
+    _no_markup(caption)
+    page.screenshot(path=str(ARTIFACTS / "hostile_upload.png"))
+    assert not _outside_hosts(page, server_url), _outside_hosts(page, server_url)
