@@ -23,6 +23,7 @@ Nothing here imports streamlit.
 from __future__ import annotations
 
 import html
+import re
 import string
 import unicodedata
 
@@ -54,12 +55,14 @@ def markdown_text(text) -> str:
     """``text`` escaped so that Streamlit's Markdown shows it character for character (an ``Outside`` is cut and
     cleaned first; other text is escaped as it is). Streamlit also turns a bare address (``https://…``,
     ``www.…``, ``name@host``) into a link after escapes are read, so a word joiner (U+2060, invisible) goes before
-    each ``:``, ``.`` and ``@``, which no address pattern matches across."""
+    each ``:`` and ``@`` and between ``www`` and its ``.``, which no address pattern matches across (other dots
+    stay as they are: ``mask.kind`` copied from a notice is still ``mask.kind``)."""
     text = text if isinstance(text, Outside) else Outside(text, limit=len(str(text)))
-    return "".join(_ESCAPED.get(c, c) for c in text)
+    return _WWW.sub("\\1\u2060\\.", "".join(_ESCAPED.get(c, c) for c in text))
 
 
-_ESCAPED = {c: ("\u2060\\" if c in ":.@" else "\\") + c for c in _PUNCTUATION}
+_ESCAPED = {c: ("\u2060\\" if c in ":@" else "\\") + c for c in _PUNCTUATION}
+_WWW = re.compile(r"(?i)(www)\\\.")                             # "www" and its escaped dot
 
 
 def plotly_text(text) -> str:
