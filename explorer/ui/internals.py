@@ -6,7 +6,8 @@ versions, when an installed version no longer has it: an upgrade is caught by ``
 
 Python (Streamlit): which page the browser asked for (``requested_page``), whether this run reruns parts of a page
 only (``rerun_of_parts``), leaving the pages-directory mode a fresh server starts in (``leave_pages_directory_mode``),
-the logger of the "missing ScriptRunContext" warning (``SCRIPT_RUN_CONTEXT_LOGGER``).
+the logger of the "missing ScriptRunContext" warning (``SCRIPT_RUN_CONTEXT_LOGGER``), the inline scripts of
+Streamlit's page, which the app's Content-Security-Policy allows by their hashes (``front_end_inline_scripts``).
 Python (plotly): a figure handed to ``st.plotly_chart`` as a ready dict (``ReadyFigure``), a numpy array in plotly's
 base64 form (``typed_array``).
 JavaScript (``WEB``, given to the components in ``explorer/ui/web/*.mjs`` as ``data.internals``): plotly.js's frame
@@ -19,8 +20,12 @@ Streamlit's front end.
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
 import json
+import re
+from importlib.resources import files
 from typing import Any
 
 import plotly.graph_objects as go
@@ -101,3 +106,11 @@ class ReadyFigure(go.Figure):
     def spec(self) -> dict[str, Any]:
         """The dict itself (not a copy): read it, never change it."""
         return self._spec
+
+
+def front_end_inline_scripts() -> tuple[str, ...]:
+    """The CSP hashes (``sha256-…``) of the inline scripts in Streamlit's page (``streamlit/static/index.html``,
+    one in 1.67: ``window.prerenderReady = false``), so a Content-Security-Policy can allow them and no other."""
+    page = (files("streamlit") / "static" / "index.html").read_text(encoding="utf-8")
+    bodies = re.findall(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", page, flags=re.S)
+    return tuple("sha256-" + base64.b64encode(hashlib.sha256(b.encode()).digest()).decode() for b in bodies)

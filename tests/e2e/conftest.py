@@ -3,6 +3,7 @@
 import contextlib
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -53,6 +54,41 @@ def server_url():
         yield url
 
 
+class WatchedBrowser:
+    """Chromium, with every context it opens watched: a request to any host but the app's (127.0.0.1) and any
+    Content-Security-Policy violation the page reports are collected in ``problems`` (``data:`` and ``blob:`` URLs
+    are the page's own)."""
+
+    def __init__(self, browser):
+        self._browser = browser
+        self.problems: list[str] = []
+
+    def _watch(self, context):
+        def request(r):
+            host = urlsplit(r.url)
+            if host.scheme in ("http", "https", "ws", "wss") and host.hostname != "127.0.0.1":
+                self.problems.append(f"request to {r.url}")
+
+        def console(message):
+            if "Content Security Policy" in message.text:
+                self.problems.append(message.text[:300])
+        context.on("request", request)
+        context.on("console", console)
+        return context
+
+    def new_context(self, **kwargs):
+        return self._watch(self._browser.new_context(**kwargs))
+
+    def new_page(self, **kwargs):
+        context = self.new_context(**kwargs)
+        page = context.new_page()
+        page.on("close", lambda _: context.close())
+        return page
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).exists():
@@ -61,8 +97,22 @@ def browser():
 
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
+        yield WatchedBrowser(b)
         b.close()
+
+
+@pytest.fixture(autouse=True)
+def nothing_leaves_the_machine_and_nothing_breaks_the_policy(request):
+    """Every browser test fails if a page it opened asked another host for anything or broke the app's
+    Content-Security-Policy (``explorer.web``): the policy must allow all the app does, and nothing else."""
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    watched = request.getfixturevalue("browser")
+    watched.problems.clear()
+    yield
+    problems, watched.problems[:] = list(watched.problems), []
+    assert not problems, problems[:5]
 
 
 @pytest.fixture

@@ -89,3 +89,28 @@ def test_an_uploads_file_and_column_names_are_text_on_the_page_and_in_the_figure
     _no_markup(caption)
     page.screenshot(path=str(ARTIFACTS / "hostile_upload.png"))
     assert not _outside_hosts(page, server_url), _outside_hosts(page, server_url)
+
+
+def test_every_response_carries_the_policy_and_a_page_elsewhere_cannot_frame_the_app(page, server_url, browser):
+    import re
+    import urllib.error
+    import urllib.request
+
+    html = urllib.request.urlopen(server_url + "/", timeout=30).read().decode()
+    script = re.search(r'src="\./(static/js/[^"]+\.js)"', html).group(1)
+    for path in ("/", "/kernel_regression", "/_stcore/health", "/" + script, "/no/such/file.png"):
+        try:
+            resp = urllib.request.urlopen(server_url + path, timeout=30)
+        except urllib.error.HTTPError as refused:                 # (a missing file: 404, with the headers too)
+            resp = refused
+        headers = resp.headers
+        assert "frame-ancestors 'self'" in headers["Content-Security-Policy"], path
+        assert headers["X-Content-Type-Options"] == "nosniff" and headers["Referrer-Policy"] == "same-origin", path
+        assert headers["X-Frame-Options"] == "SAMEORIGIN", path
+    page.set_content(f'<iframe id="app" src="{server_url}/" width="800" height="600"></iframe>')
+    page.wait_for_timeout(3000)
+    framed = page.frames[-1]
+    assert framed.locator('[data-testid="stApp"]').count() == 0                     # nothing of the app drawn
+    refused = [p for p in browser.problems if "frame-ancestors" in p]
+    assert refused, browser.problems                                                # the browser says why
+    browser.problems[:] = [p for p in browser.problems if p not in refused]

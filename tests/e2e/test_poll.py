@@ -60,7 +60,7 @@ def test_a_peer_instruction_round_from_poll_to_reveal(browser, server_url):
     _vote(phones[1][1], right)
     zh_phone = phones[2][1]
     zh_phone.get_by_text("中文", exact=True).click()
-    zh_phone.wait_for_function(f"document.body.innerText.includes('{t('sc.predict_q', 'zh')[:8]}')")
+    zh_phone.get_by_text(t("sc.predict_q", "zh")[:8]).first.wait_for()     # (no eval: the app's CSP forbids it)
     zh_phone.get_by_text(t("sc.law_1", "zh"), exact=True).click()
     zh_phone.get_by_role("button", name=t("poll.send", "zh")).click()
     zh_phone.wait_for_selector('[data-testid="stAlertContentSuccess"]')

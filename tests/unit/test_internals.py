@@ -166,3 +166,35 @@ def test_no_javascript_or_css_in_a_python_string():
                 if len(code_like) >= 3 and any(line.rstrip().endswith(("{", "}")) for line in code_like):
                     found.append(f"{path.relative_to(root)}:{node.lineno}")
     assert not found, f"JavaScript or CSS in a Python string: {found}"
+
+
+def test_the_inline_scripts_of_streamlits_page():
+    """Each inline script of Streamlit's page (read here with the standard library's HTML parser) has its hash in
+    the app's Content-Security-Policy, and nothing else does."""
+    import base64
+    import hashlib
+    from html.parser import HTMLParser
+
+    class Scripts(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.inline, self._open = [], None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "script":
+                self._open = None if dict(attrs).get("src") else ""
+
+        def handle_data(self, data):
+            if self._open is not None:
+                self._open += data
+
+        def handle_endtag(self, tag):
+            if tag == "script" and self._open is not None:
+                self.inline.append(self._open)
+                self._open = None
+
+    parser = Scripts()
+    parser.feed((files("streamlit") / "static" / "index.html").read_text(encoding="utf-8"))
+    assert parser.inline, gone("an inline script in static/index.html", "streamlit")
+    expected = {"sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() for s in parser.inline}
+    assert set(internals.front_end_inline_scripts()) == expected
