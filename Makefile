@@ -8,7 +8,7 @@ ADDRESS ?= 127.0.0.1
 PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run dev test test-fast bench load serve-class chromium clean
+.PHONY: run room dev test test-fast bench load serve-class chromium clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (PYTHON=python3.11 make ...)")'
@@ -31,6 +31,13 @@ $(VENV)/.dev-deps: requirements-dev.txt $(VENV)/.run-deps
 run: $(VENV)/.run-deps
 	@echo "Attention Explorer will be at http://$(ADDRESS):$(PORT)  (Ctrl+C stops it)"
 	$(BIN)/streamlit run app.py --server.address $(ADDRESS) --server.port $(PORT)
+
+# The lecture room: listen on every interface and put this machine's network address in the poll's link and QR
+# code, so phones on the room's network reach it (make run stays on 127.0.0.1, which only this machine reaches).
+room: $(VENV)/.run-deps
+	@URL="http://$$($(BIN)/python -c 'from explorer.serving import lan_address; print(lan_address())'):$(PORT)"; \
+	echo "Attention Explorer for the room at $$URL  (phones on this network; Ctrl+C stops it)"; \
+	EXPLORER_PUBLIC_URL="$$URL" $(BIN)/streamlit run app.py --server.address 0.0.0.0 --server.port $(PORT)
 
 # For someone editing the pages: the same, plus Streamlit's file watcher, rerunning a page when its file is saved.
 dev: $(VENV)/.run-deps

@@ -35,6 +35,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def lan_address() -> str:
+    """This machine's address on the network its default route leads to (what phones in the room reach), found
+    by asking the kernel which interface a UDP socket towards a documentation address would use: no packet is
+    sent. 127.0.0.1 when the machine has no network.
+
+    >>> import ipaddress; ipaddress.ip_address(lan_address()).version
+    4
+    """
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("192.0.2.1", 9))                   # TEST-NET-1 (RFC 5737): routed, never answered
+        return s.getsockname()[0]
+    return "127.0.0.1"
+
+
 def wait_healthy(url: str, timeout: float = 60, proc: subprocess.Popen | None = None) -> None:
     """Wait until ``url`` (a ``/_stcore/health`` address) answers 200. Raises ``RuntimeError`` when ``proc`` exits
     first or ``timeout`` seconds pass."""

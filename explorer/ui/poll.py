@@ -8,6 +8,7 @@ the class's rounds beside it (``class_result``). Only this session holds the pol
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from urllib.parse import urlsplit
 
@@ -16,9 +17,10 @@ import streamlit as st
 
 from ..figures.poll import rounds_figure
 from ..i18n import LANGUAGES, in_lang
+from ..outside import Outside, markdown_text
 from ..polls import CLOSED, MAX_ROUNDS, REVEALED, SHOWN, VOTING, Poll, PollError, store_from_env
 from .figure import show
-from .state import lang, take_room, tr
+from .state import lang, lecture_mode, take_room, tr
 
 REFRESH_S = 2.0
 CLASS_ROW = 64        # px: the class's result row under a revealed answer (lecture mode), and the gap under it
@@ -43,6 +45,25 @@ def vote_url(code: str) -> str:
         parts = urlsplit(st.context.url or "")
         base = f"{parts.scheme}://{parts.netloc}" if parts.netloc else "http://localhost:8501"
     return f"{base.rstrip('/')}/vote?room={code}"
+
+
+def loopback(url: str) -> bool:
+    """Whether ``url``'s host is this machine's own address (``localhost``, 127.x, ::1), which no phone reaches."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def qr_width(phase: str, round_: int, lecture: bool) -> int:
+    """The QR code's width in px: while round 1 is open, what the back row scans (in lecture mode 260 px, over a
+    third of a 720 px projector's height); afterwards, when the class has joined, a corner's worth."""
+    if phase == VOTING and round_ == 1:
+        return 260 if lecture else 180
+    return 130
 
 
 def qr_svg(url: str) -> str:
@@ -97,12 +118,15 @@ def _panel(key: str) -> None:
         return
     url = vote_url(poll.code)
     shown = rounds and poll.phase != REVEALED
+    width = qr_width(poll.phase, poll.round, lecture_mode())
     with st.container(border=True, key=f"poll-panel-{key.replace('.', '-')}"):
-        columns = st.columns([1, 5], vertical_alignment="center")
-        columns[0].image(qr_svg(url), width=130)
+        columns = st.columns([width + 30, 760 - width], vertical_alignment="top")
+        columns[0].image(qr_svg(url), width=width)
         with columns[1]:
             st.markdown(f"### {poll.code} · {tr('poll.count', n=count, round=poll.round)}")
-            st.markdown(tr("poll.join", code=poll.code, url=url))
+            st.markdown(tr("poll.join", code=poll.code))
+            short = Outside(url.split("://", 1)[-1], limit=120)          # what a student types, in large type
+            st.subheader(markdown_text(short), anchor=False)
             with st.container(horizontal=True):
                 st.button(tr("poll.show"), key=f"poll.{key}.show", disabled=poll.phase != VOTING,
                           on_click=_act, args=(key, "show"), type="primary")
@@ -115,6 +139,9 @@ def _panel(key: str) -> None:
                           on_click=_act, args=(key, "close"), type="tertiary")
             if st.session_state.get(f"poll.{key}.said"):
                 st.warning(st.session_state[f"poll.{key}.said"])
+            if loopback(url) and count == 0 and poll.round == 1:      # before any phone tries; once one has
+                # voted the link evidently reaches someone. Under the buttons: Show votes stays on a 720 px screen
+                st.warning(tr("poll.loopback", host=Outside(urlsplit(url).hostname or "", limit=60)))
         if shown:
             rounds_chart(key, poll, rounds)
 

@@ -5,7 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.i18n import t
-from explorer.polls import store_from_env
+from explorer.polls import new_voter, store_from_env
 from tests.app.helpers import assert_clean, page
 
 
@@ -103,3 +103,38 @@ def test_a_poll_ended_before_its_reveal_gives_the_page_its_own_reveal_back(poll_
     at.run()
     assert_clean(at)
     assert at.radio and at.button(key="predict.sc.growth.reveal")
+
+
+def test_a_link_no_phone_can_reach_is_said_before_any_phone_tries_with_the_setting_that_fixes_it():
+    from tests.app.helpers import shown
+
+    at = _lecturer()                     # (AppTest has no browser address: the link falls back to localhost:8501)
+    at.button(key="poll.sc.growth.open").click().run()
+    code = at.session_state["poll.sc.growth"]["code"]
+    [warning] = [w.value for w in at.warning]
+    assert "Phones cannot reach localhost, this computer's own address" in shown(warning) and "make room" in warning
+    assert shown(at.subheader[0].value) == f"localhost:8501/vote?room={code}"
+    store_from_env().vote(code, new_voter(), 1, 0)          # a phone got through (on this machine): said no more
+    at.run()
+    assert not at.warning
+
+
+def test_a_link_at_the_address_phones_reach_gets_no_note(monkeypatch):
+    from tests.app.helpers import shown
+
+    monkeypatch.setenv("EXPLORER_PUBLIC_URL", "http://10.0.0.5:8501")
+    at = _lecturer()
+    at.button(key="poll.sc.growth.open").click().run()
+    code = at.session_state["poll.sc.growth"]["code"]
+    assert not at.warning and shown(at.subheader[0].value) == f"10.0.0.5:8501/vote?room={code}"
+
+
+@pytest.mark.parametrize("url, reachable", [
+    ("http://localhost:8501/vote", False), ("http://127.0.0.1:8501", False), ("http://127.8.0.1", False),
+    ("http://[::1]:8501", False), ("http://app.localhost", False), ("http://10.0.0.5:8501", True),
+    ("https://explorer.example.edu", True), ("http://[fe80::1]:8501", True),
+])
+def test_which_hosts_phones_cannot_reach(url, reachable):
+    from explorer.ui.poll import loopback
+
+    assert loopback(url) is not reachable

@@ -40,10 +40,20 @@ def test_a_peer_instruction_round_from_poll_to_reveal(browser, server_url):
     lecturer.goto(f"{server_url}/scaling?lecture=1")
     lecturer.get_by_role("button", name=t("poll.open", "en")).click()
     lecturer.wait_for_selector(f"{PANEL} h3")
-    code = lecturer.locator(f"{PANEL} h3").inner_text().split()[0]
+    code = lecturer.locator(f"{PANEL} h3").first.inner_text().split()[0]
     assert re.fullmatch(r"[A-Z2-9]{6}", code), code
     assert f"/vote?room={code}" in lecturer.locator(PANEL).inner_text()
     assert lecturer.locator(f"{PANEL} img").count() == 1                 # the QR code
+    lecturer.screenshot(path=str(ARTIFACTS / "poll_lecturer_open.png"))
+    qr = lecturer.locator(f"{PANEL} img").bounding_box()
+    assert qr["height"] >= 720 / 3 and qr["y"] + qr["height"] <= 720, qr  # the back row scans it, all on screen
+    link = lecturer.locator(f"{PANEL} h3").nth(1)
+    assert link.inner_text().replace("\u2060", "") == f"{server_url.split('://')[1]}/vote?room={code}"
+    assert link.bounding_box()["y"] + link.bounding_box()["height"] <= 720
+    show = lecturer.get_by_role("button", name=t("poll.show", "en")).bounding_box()
+    assert show["y"] + show["height"] <= 720, show
+    note = lecturer.locator(f"{PANEL} [data-testid='stAlert']")           # 127.0.0.1: no phone in a room reaches it
+    assert "make room" in note.inner_text()
     lecturer.screenshot(path=str(ARTIFACTS / "poll_lecturer_open.png"))
 
     phones = []
