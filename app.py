@@ -5,8 +5,9 @@ lesson page loads what it needs. Once per server it starts the warm-up thread (`
 computes every lesson's default figures in the background for the first student to open each page.
 
 Imported rather than run (``streamlit run app.py`` finds ``app`` below and serves it through Streamlit's ASGI
-entry), it is the server: every HTTP response carries the headers of ``explorer.web`` (a Content-Security-Policy,
-who may frame the app, ``nosniff``, a referrer policy).
+entry), it is the server: the dashboard, the students' vote pages beside it (``explorer.phone``: plain routes, no
+Streamlit session per phone), and on every HTTP response the headers of ``explorer.web`` (a
+Content-Security-Policy, who may frame the app, ``nosniff``, a referrer policy).
 """
 
 from importlib.resources import files
@@ -15,6 +16,7 @@ import streamlit as st
 from starlette.middleware import Middleware
 
 from explorer.i18n import LANGUAGES
+from explorer.phone import ROUTES as PHONE_ROUTES
 from explorer.ui.internals import front_end_inline_scripts
 from explorer.ui.layout import page_style
 from explorer.ui.navigation import navigation_pages, note_unknown_path, requested_path
@@ -31,7 +33,7 @@ if __name__ != "__main__":         # imported by `streamlit run`: the server, wi
         HEADERS = security_headers(front_end_inline_scripts())
     except ValueError as err:      # a mistyped EXPLORER_FRAME_ANCESTORS: say so and serve nothing
         raise SystemExit(f"error: {err}") from None
-    app = st.App(__file__, middleware=[Middleware(SecurityHeaders, headers=HEADERS)])
+    app = st.App(__file__, routes=PHONE_ROUTES, middleware=[Middleware(SecurityHeaders, headers=HEADERS)])
 else:                              # a session's run of the script
     keep_shared_state()
     # the icon is a file served by this server: a Material icon here makes every browser fetch it from fonts.gstatic.com

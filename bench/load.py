@@ -10,7 +10,8 @@ Live training, press Start and keep the live view ticking as a browser tab would
     python -m bench.load --sessions 8 --trainers 2 --seconds 20          # against a server it starts
     python -m bench.load --url http://127.0.0.1:8501 --sessions 30 ...    # against a running one
     python -m bench.load --ramp                                           # the classroom table (make load)
-    python -m bench.load --votes 200 --replicas 3 --seconds 10            # a class poll behind replicas
+    python -m bench.load --votes 200 --seconds 10                         # a class poll, phones over HTTP
+    python -m bench.load --votes 500 --replicas 3 --seconds 10            # the same behind HAProxy and Redis
 
 (run from the checkout, as a module: ``deploy`` and ``bench`` are then importable.)
 
@@ -22,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import random
+import re
 import sys
 import threading
 import time
@@ -38,6 +41,8 @@ from websockets.sync.client import connect
 from explorer.serving import AppServer
 
 MAX_SESSIONS, MAX_SECONDS = 200, 600        # hard bounds on any run
+MAX_VOTERS = 500                            # phones in one poll (each a short HTTP client, not a session)
+ONE_ADDRESS = {"EXPLORER_VOTES_PER_ADDRESS": "100000"}   # the bench's phones share 127.0.0.1; a room's do not
 # what a browsing student moves on each page: (widget key, the field of its WidgetState, values to cycle through)
 MOVES = {"kernel_regression": ("nw.bandwidth", "string_array_value", (["0.05"], ["0.5"], ["0.2"], ["5"], ["0.01"])),
          "masking": ("mask.length", "double_array_value", ([12.0], [4.0], [16.0], [8.0])),
@@ -192,70 +197,117 @@ class Student:
                 self.result.ticks.append(time.perf_counter() - t0)
 
 
-class Voter(Student):
-    """A phone in a class poll: opens ``/vote?room=CODE`` at ``start_at``, picks ``choice`` and presses Send; times
-    the tap to the page's acknowledgement (the run that stored the vote finishing)."""
+class Voter:
+    """A phone in a class poll, over HTTP as its browser speaks it (the vote route, ``explorer.phone``): at
+    ``start_at`` it opens the room's page (the scan: the page, then its script), picks ``choice`` and sends it (the
+    tap: the form's POST and the page it is redirected to). Times both and counts the bytes it downloaded."""
 
-    def __init__(self, base: str, code: str, choice: str, start_at: float, seed: int):
-        super().__init__(base, "vote", False, seed)
-        self.code, self.choice, self.start_at = code, choice, start_at      # the choice as its label reads
+    def __init__(self, base: str, code: str, choice: int, start_at: float):
+        self.base, self.code, self.choice, self.start_at = base, code, choice, start_at
+        self.result = Result()
+        self.scan: float | None = None
         self.acked_at: float | None = None
+        self.bytes = 0
 
     def run(self, stop_at: float) -> None:
+        import httpx2
+
         time.sleep(max(0.0, self.start_at - time.time()))
         try:
-            with self._open() as ws:
-                query = f"room={self.code}"
-                self._send_rerun(ws, query=query)
-                if not self._until_finished(ws, time.time() + 60):
+            with httpx2.Client(base_url=self.base, timeout=60, follow_redirects=True, verify=_tls()) as web:
+                t0 = time.perf_counter()
+                page = web.get(f"/vote/{self.code}")
+                script = web.get("/vote.js")
+                self.scan = time.perf_counter() - t0
+                self.bytes += len(page.content) + len(script.content)
+                found = {k: re.search(f'name="{k}" value="([^"]+)"', page.text) for k in ("form", "round")}
+                if page.status_code != 200 or None in found.values():
+                    self.result.errors.append(f"the room's page answered {page.status_code} without its form")
                     return
                 self.result.answered = True
-                pick, send = (self.widgets.get(f"vote.{self.code}.1.{k}") for k in ("pick", "send"))
-                if pick is None or send is None:
-                    self.result.errors.append("no choices or no Send button on the vote page")
-                    return
-                t0 = time.perf_counter()       # a tap inside the page's fragment reruns only it, as in a browser
-                self._send_rerun(ws, [(pick, "string_value", self.choice), (send, "trigger_value", True)], query=query,
-                                 fragment_id=self.fragment[0] if self.fragment else "", auto=False)
-                if self._until_finished(ws, time.time() + 60):
-                    self.result.latencies.append(time.perf_counter() - t0)
+                t1 = time.perf_counter()
+                answer = web.post(f"/vote/{self.code}", data={"choice": str(self.choice), "lang": "en",
+                                                               **{k: m.group(1) for k, m in found.items()}})
+                if answer.status_code == 200 and 'class="note sent"' in answer.text:
+                    self.result.latencies.append(time.perf_counter() - t1)
                     self.acked_at = time.time()
+                else:
+                    self.result.errors.append(f"the vote answered {answer.status_code}")
+                self.bytes += len(answer.content)
         except Exception as err:                      # counted, not raised: the run reports every voter
             self.result.errors.append(f"{type(err).__name__}: {err}"[:200])
 
 
-def votes(n: int = 200, replicas: int = 3, seconds: float = 10) -> dict:
-    """A class poll behind ``replicas`` replicas and their shared Redis (``deploy/serve_class.Hall``): ``n`` phones
-    vote at moments spread over ``seconds``. Every vote counted once, tap-to-acknowledgement percentiles, and how
-    long after the last acknowledgement the store's count (what the lecturer's panel reads every
-    ``ui.poll.REFRESH_S`` s) showed all of them."""
-    from deploy.serve_class import Hall
-    from explorer.polls import RedisStore
+@functools.cache
+def _tls():
+    """One TLS context for every phone client: building one costs about 20 ms of CPU, which 500 phones would take
+    from the server they share the machine with (the route itself is plain HTTP here)."""
+    import ssl
 
-    n = min(n, MAX_SESSIONS)
-    with Hall(replicas) as hall:
-        store = RedisStore(hall.redis.url)
-        choices = ["a", "b", "c", "d"]
-        code, _ = store.open("load", {"en": {"question": "Which?", "choices": choices}}, answer=0)
-        start = time.time() + 2
+    return ssl.create_default_context()
+
+
+def votes(n: int = 200, replicas: int = 1, seconds: float = 10) -> dict:
+    """A class poll: ``n`` phones vote at moments spread over ``seconds``, on one server with its SQLite store
+    (``replicas=1``, as ``make run``) or behind HAProxy on ``replicas`` replicas sharing a Redis
+    (``deploy/serve_class.Hall``), while the lecturer moves a slider on the Scaling page. Every vote counted once,
+    scan-to-form and tap-to-answer percentiles, the bytes a phone downloads, how long after the last answer the
+    store's count (what the lecturer's panel reads every ``ui.poll.REFRESH_S`` s) showed all of them, the
+    lecturer's rerun times and the servers' memory."""
+    import tempfile
+
+    from deploy.serve_class import Hall
+    from explorer.polls import RedisStore, SQLiteStore
+
+    n = min(n, MAX_VOTERS)
+    with contextlib.ExitStack() as stack:
+        if replicas == 1:
+            polls = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "polls.sqlite3"
+            up = stack.enter_context(AppServer(env={"EXPLORER_POLLS": str(polls), **ONE_ADDRESS}))
+            base, pids, store = up.url, [up.pid], SQLiteStore(polls)
+        else:
+            hall = stack.enter_context(Hall(replicas, env=ONE_ADDRESS))
+            base, pids = hall.url, [r.pid for r in hall.replicas.values()]
+            store = RedisStore(hall.redis.url)
+        code, _ = store.open("load", {"en": {"question": "Which?", "choices": ["a", "b", "c", "d"]}}, answer=0)
+        lecturer = Student(base, "scaling", False, 0)
+        start = time.time() + 5                                   # the lecturer's page is open before the scan
         rng = random.Random(0)
-        voters = [Voter(hall.url, code, choices[i % 4], start + rng.uniform(0, seconds), i) for i in range(n)]
+        voters = [Voter(base, code, i % 4, start + rng.uniform(0, seconds)) for i in range(n)]
         threads = [threading.Thread(target=v.run, args=(start + seconds + 90,), daemon=True) for v in voters]
+        watching = threading.Thread(target=lecturer.run, args=(start + seconds + 5,), daemon=True)
+        watching.start()
         for th in threads:
             th.start()
         for th in threads:
-            th.join(start + seconds + 120 - time.time())
+            th.join(max(0.0, start + seconds + 120 - time.time()))
         acked = [v.acked_at for v in voters if v.acked_at]
         last = max(acked) if acked else time.time()
         while store.count(code) < len(acked) and time.time() < last + 30:
             time.sleep(0.01)
-        shown = time.time() - last
-        latencies = sorted(x for v in voters for x in v.result.latencies)
+        lag = time.time() - last
+        watching.join(max(0.0, start + seconds + 30 - time.time()))
+        rss = sum(rss_mib(pid) for pid in pids)
         counted = store.count(code)
-        errors = [e for v in voters for e in v.result.errors]
-    return {"voters": n, "replicas": replicas, "acked": len(acked), "counted": counted, "p50": _pct(latencies, 50),
-            "p95": _pct(latencies, 95), "max": latencies[-1] if latencies else float("nan"),
-            "count_after_last_s": shown, "errors": errors}
+    taps = sorted(x for v in voters for x in v.result.latencies)
+    scans = sorted(v.scan for v in voters if v.scan is not None)
+    return {"voters": n, "replicas": replicas, "acked": len(acked), "counted": counted,
+            "scan": (_pct(scans, 50), _pct(scans, 95)), "tap": (_pct(taps, 50), _pct(taps, 95), _pct(taps, 99)),
+            "kb": max((v.bytes for v in voters), default=0) / 1024, "lag": lag, "rss": rss,
+            "lecturer": (_pct(sorted(lecturer.result.latencies), 50), _pct(sorted(lecturer.result.latencies), 95)),
+            "errors": [e for v in voters for e in v.result.errors] + lecturer.result.errors}
+
+
+def vote_row(r: dict, seconds: float) -> str:
+    ms = lambda xs: " / ".join(f"{x * 1000:,.0f}" for x in xs)          # noqa: E731
+    return (f"| {r['voters']} | {r['replicas']} | {seconds:g} s | {r['acked']} | {r['counted']} | {ms(r['scan'])} | "
+            f"{ms(r['tap'])} | {r['kb']:.1f} | {r['lag'] * 1000:.0f} ms | {ms(r['lecturer'])} | {r['rss']:.0f} | "
+            f"{len(r['errors'])} |")
+
+
+VOTE_HEADER = ("| phones | replicas | within | acknowledged | counted | scan to form p50 / p95 ms | tap to answer "
+               "p50 / p95 / p99 ms | KB a phone downloads | count shows the last vote after | lecturer's slider "
+               "rerun p50 / p95 ms | servers' RSS MiB | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 # ------------------------------------------------------------------- a server, and a whole run
@@ -415,18 +467,16 @@ def main(argv=None) -> int:
     p.add_argument("--ramp", action="store_true", help="the classroom table (fresh server per row)")
     p.add_argument("--class", dest="klass", action="store_true",
                    help="30 students (24 + 6 training; 30 + 60 idle tabs) on one server and on two replicas")
-    p.add_argument("--votes", type=int, default=0, help="phones voting in one class poll (with --replicas)")
-    p.add_argument("--replicas", type=int, default=3)
+    p.add_argument("--votes", type=int, default=0,
+                   help=f"phones voting in one class poll (at most {MAX_VOTERS}; with --replicas)")
+    p.add_argument("--replicas", type=int, default=1,
+                   help="1: one server with its SQLite store; more: replicas behind HAProxy sharing a Redis")
 
     args = p.parse_args(argv)
     if args.votes:
         r = votes(args.votes, args.replicas, args.seconds)
-        print("| phones | replicas | within | acknowledged | counted | tap to acknowledgement p50 / p95 / max ms | "
-              "count shows the last vote after | errors |")
-        print("|---|---|---|---|---|---|---|---|")
-        print(f"| {r['voters']} | {r['replicas']} | {args.seconds:g} s | {r['acked']} | {r['counted']} | "
-              f"{r['p50'] * 1000:.0f} / {r['p95'] * 1000:.0f} / {r['max'] * 1000:.0f} | "
-              f"{r['count_after_last_s'] * 1000:.0f} ms | {len(r['errors'])} |")
+        print(VOTE_HEADER)
+        print(vote_row(r, args.seconds))
         for err in r["errors"][:5]:
             print("error:", err, file=sys.stderr)
         return 0 if r["acked"] == r["counted"] == r["voters"] and not r["errors"] else 1

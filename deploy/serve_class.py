@@ -38,7 +38,9 @@ def haproxy_config(port: int, replicas: dict[str, int], address: str = "127.0.0.
     """The balancer's configuration; ``https``: the hall is reached over HTTPS (a TLS proxy in front of this
     balancer), so the sticky cookie is marked Secure (a browser drops a Secure cookie sent over plain HTTP)."""
     servers = "\n".join(f"  server {name} 127.0.0.1:{p} check cookie {name}" for name, p in replicas.items())
-    return TEMPLATE.read_text().format(address=address, port=port, servers=servers, rate=int(rate),
+    phone_servers = "\n".join(f"  server {name} 127.0.0.1:{p} check" for name, p in replicas.items())
+    return TEMPLATE.read_text().format(address=address, port=port, servers=servers, phone_servers=phone_servers,
+                                       rate=int(rate),
                                        connections=int(connections), secure=" secure" if https else "")
 
 
@@ -46,7 +48,8 @@ class Hall:
     """The running replicas and balancer; ``stop_replica`` takes one down (the failover test does)."""
 
     def __init__(self, replicas: int, port: int | None = None, address: str = "127.0.0.1",
-                 public_url: str | None = None, rate: int = RATE, connections: int = CONNECTIONS):
+                 public_url: str | None = None, rate: int = RATE, connections: int = CONNECTIONS,
+                 env: dict | None = None):
         for tool in ("haproxy", "redis-server"):
             if shutil.which(tool) is None:
                 raise SystemExit(f"error: {tool} not found (apt-get install {tool})")
@@ -56,7 +59,8 @@ class Hall:
                        "https": bool(public_url and public_url.startswith("https://"))}
         self.tmp = tempfile.TemporaryDirectory()
         self.redis = RedisServer(Path(self.tmp.name) / "redis")
-        env = {"EXPLORER_POLLS": self.redis.url, **({"EXPLORER_PUBLIC_URL": public_url} if public_url else {})}
+        env = {"EXPLORER_POLLS": self.redis.url, **({"EXPLORER_PUBLIC_URL": public_url} if public_url else {}),
+               **(env or {})}
         self.replicas = {f"r{i + 1}": AppServer(env=env) for i in range(replicas)}
         self.balancer: subprocess.Popen | None = None
 

@@ -84,7 +84,7 @@ def new_voter() -> str:
 
 class Store:
     """The poll API; a backend supplies ``_insert``, ``_load``, ``_transition``, ``_vote`` and ``_tallies``, each
-    atomic on its own (a database transaction, a Redis script)."""
+    atomic on its own (a database transaction, a Redis script), and ``_choice``."""
 
     # ------------------------------------------------------------------ the lecturer
     def open(self, page: str, texts: dict, answer: int, ttl: float = TTL) -> tuple[str, str]:
@@ -152,6 +152,14 @@ class Store:
         if status != "ok":
             raise PollError(status)
 
+    def choice(self, code: str, voter: str) -> int | None:
+        """``voter``'s choice in the open (or last) round, None if they have not voted in it (a phone's page says
+        what is recorded, not what it remembers)."""
+        poll = self.get(code)
+        if not isinstance(voter, str) or not _VOTER.fullmatch(voter):
+            return None
+        return self._choice(poll.code, poll.round, voter)
+
     def count(self, code: str) -> int:
         """Votes so far in the open (or last) round: the one number shown while a round is open."""
         poll = self.get(code)
@@ -201,4 +209,8 @@ class Store:
 
     def _tallies(self, code: str, round_: int, n_choices: int) -> list[int]:
         """Votes per choice in round ``round_``."""
+        raise NotImplementedError
+
+    def _choice(self, code: str, round_: int, voter: str) -> int | None:
+        """``voter``'s choice in round ``round_``, None if none."""
         raise NotImplementedError

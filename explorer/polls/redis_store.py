@@ -69,6 +69,10 @@ class RedisStore(Store):
     def _vote(self, code, round_, voter, choice) -> str:
         return self._vote_script(keys=[_POLL.format(code), _VOTES.format(code, round_)], args=[round_, voter, choice])
 
+    def _choice(self, code, round_, voter) -> int | None:
+        choice = self.db.hget(_VOTES.format(code, round_), voter)
+        return None if choice is None else int(choice)
+
     def _tallies(self, code, round_, n_choices) -> list[int]:
         counts = [0] * n_choices
         for choice in self.db.hvals(_VOTES.format(code, round_)):

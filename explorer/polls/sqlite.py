@@ -105,6 +105,11 @@ class SQLiteStore(Store):
                        (code, round_, voter, choice))
         return "ok"
 
+    def _choice(self, code, round_, voter) -> int | None:
+        row = self._db().execute("SELECT choice FROM votes WHERE code = ? AND round = ? AND voter = ?",
+                                 (code, round_, voter)).fetchone()
+        return None if row is None else int(row["choice"])
+
     def _tallies(self, code, round_, n_choices) -> list[int]:
         counts = [0] * n_choices
         for row in self._db().execute("SELECT choice, COUNT(*) AS n FROM votes WHERE code = ? AND round = ? "

@@ -17,9 +17,6 @@ HOME = Lesson("home", "", ":material/home:")
 _ROUTED = "ui.routed"         # set by the router: page links only resolve when the app's navigation exists
 
 
-VOTE_SCRIPT = "pages/vote.py"
-
-
 def navigation_pages() -> dict[str, list]:
     """``st.navigation``'s argument: the landing page on its own at the top, then the lessons by group."""
     st.session_state[_ROUTED] = True
@@ -27,9 +24,6 @@ def navigation_pages() -> dict[str, list]:
     for lesson in LESSONS:
         pages.setdefault(tr(f"nav.{lesson.group}"), []).append(
             st.Page(lesson.script, title=tr(f"page.{lesson.name}"), icon=lesson.icon))
-    # the students' side of a class poll: reached by its link, not listed (a script in pages/, so that even a
-    # replica's very first request, before any st.navigation ran in it, finds it)
-    pages[""].append(st.Page(VOTE_SCRIPT, title=tr("poll.page"), url_path="vote", visibility="hidden"))
     return pages
 
 

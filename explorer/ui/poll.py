@@ -44,7 +44,7 @@ def vote_url(code: str) -> str:
     if not base:
         parts = urlsplit(st.context.url or "")
         base = f"{parts.scheme}://{parts.netloc}" if parts.netloc else "http://localhost:8501"
-    return f"{base.rstrip('/')}/vote?room={code}"
+    return f"{base.rstrip('/')}/vote/{code}"
 
 
 def loopback(url: str) -> bool:

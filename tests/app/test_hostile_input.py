@@ -45,20 +45,6 @@ def test_a_links_unknown_keys_and_values_are_said_as_text_and_cut(params):
         assert f"and {len(params) - LINK_ECHO_ITEMS} more" in said
 
 
-def test_a_room_code_from_a_link_is_said_as_text():
-    at = AppTest.from_function(_vote_script, default_timeout=60)
-    at.query_params["room"] = "[a](//e.co)"
-    at.run()
-    assert not at.exception and at.warning
-    assert not _tags(at.warning[0].value) and "[a](//e.co)" in shown(at.warning[0].value)
-
-
-def _vote_script():
-    from explorer.ui.vote import vote_page
-
-    vote_page()
-
-
 HOSTILE_CSV = ("[a](https://evil.example) <b>x</b>,=HYPERLINK(\"https://evil.example\")\n"
                + "".join(f"{i},{i * i}\n" for i in range(12))).encode()
 

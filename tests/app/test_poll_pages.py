@@ -1,5 +1,5 @@
-"""The class poll in the app (AppTest, one SQLite store): the lecturer's panel in lecture mode, the students'
-page, and what each side may see and do. The store's own rules are tests/unit/test_polls.py."""
+"""The class poll in the app (AppTest, one SQLite store): the lecturer's panel in lecture mode. The students' pages
+are plain routes (tests/unit/test_phone.py); the store's own rules are tests/unit/test_polls.py."""
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -13,20 +13,6 @@ from tests.app.helpers import assert_clean, page
 def poll_store(tmp_path, monkeypatch):
     monkeypatch.setenv("EXPLORER_POLLS", str(tmp_path / "polls.sqlite3"))
     return store_from_env()
-
-
-def _student(room: str | None, lang: str = "en") -> AppTest:
-    at = AppTest.from_function(_vote_script, default_timeout=60)
-    if room is not None:
-        at.query_params["room"] = room
-    at.session_state["ui.lang"] = lang
-    return at.run()
-
-
-def _vote_script():
-    from explorer.ui.vote import vote_page
-
-    vote_page()
 
 
 def _lecturer() -> AppTest:
@@ -53,46 +39,6 @@ def test_the_lecturer_opens_a_poll_in_both_languages_and_holds_its_token(poll_st
     assert not at.radio                                             # the class answers; the lecturer's guess goes
 
 
-def test_a_student_sees_the_question_and_votes_once_per_round(poll_store):
-    code, token = poll_store.open("sc.growth", {"en": {"question": "Q?", "choices": ["a", "b"]},
-                                                "zh": {"question": "问？", "choices": ["甲", "乙"]}}, answer=1)
-    at = _student(code, "zh")
-    assert_clean(at)
-    assert "问？" in _text(at)
-    at.radio[0].set_value(1).run()
-    at.button[0].click().run()
-    assert poll_store.count(code) == 1 and at.success
-    at.radio[0].set_value(0).run()
-    at.button[0].click().run()                                       # changed: still one vote
-    assert poll_store.count(code) == 1
-    assert not at.get("plotly_chart")                               # no distribution before the lecturer shows it
-    poll_store.show(code, token)
-    at.run()
-    assert at.get("plotly_chart") and t("poll.wait", "zh") in " ".join(i.value for i in at.info)
-
-
-@pytest.mark.parametrize("room", ["NOPE22", "bad!", "ABCDEFGHIJ"])
-def test_an_unknown_or_malformed_room_gets_one_sentence_and_a_box_to_type_another(room):
-    at = _student(room)
-    assert_clean(at)
-    assert any(t("poll.no_room", "en", code="")[:20] in w.value for w in at.warning)
-    assert at.text_input                                            # type the code again
-
-
-def test_the_student_page_without_a_room_asks_for_one():
-    at = _student(None)
-    assert_clean(at)
-    assert at.text_input and not at.warning
-
-
-def test_a_student_session_has_no_lecturer_controls(poll_store):
-    code, _ = poll_store.open("sc.growth", {"en": {"question": "Q?", "choices": ["a", "b"]}}, answer=0)
-    at = _student(code)
-    labels = {b.label for b in at.button}
-    assert labels == {t("poll.send", "en")}, labels
-    assert "poll.sc.growth" not in at.session_state                  # no token in a student's session
-
-
 def test_a_poll_ended_before_its_reveal_gives_the_page_its_own_reveal_back(poll_store):
     """End poll before Reveal to the class: the page's own guess and Reveal come back (the page is not stuck)."""
     at = _lecturer()
@@ -113,7 +59,7 @@ def test_a_link_no_phone_can_reach_is_said_before_any_phone_tries_with_the_setti
     code = at.session_state["poll.sc.growth"]["code"]
     [warning] = [w.value for w in at.warning]
     assert "Phones cannot reach localhost, this computer's own address" in shown(warning) and "make room" in warning
-    assert shown(at.subheader[0].value) == f"localhost:8501/vote?room={code}"
+    assert shown(at.subheader[0].value) == f"localhost:8501/vote/{code}"
     store_from_env().vote(code, new_voter(), 1, 0)          # a phone got through (on this machine): said no more
     at.run()
     assert not at.warning
@@ -126,7 +72,7 @@ def test_a_link_at_the_address_phones_reach_gets_no_note(monkeypatch):
     at = _lecturer()
     at.button(key="poll.sc.growth.open").click().run()
     code = at.session_state["poll.sc.growth"]["code"]
-    assert not at.warning and shown(at.subheader[0].value) == f"10.0.0.5:8501/vote?room={code}"
+    assert not at.warning and shown(at.subheader[0].value) == f"10.0.0.5:8501/vote/{code}"
 
 
 @pytest.mark.parametrize("url, reachable", [

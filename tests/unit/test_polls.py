@@ -57,6 +57,20 @@ def test_one_vote_per_voter_per_round_and_a_changed_vote_replaces(store):
     store.vote(code, bob, 1, 1)
     store.vote(code, alice, 1, 2)                               # alice changes her mind
     assert store.count(code) == 2
+    assert store.choice(code, alice) == 2 and store.choice(code, bob) == 1
+    assert store.choice(code, new_voter()) is None and store.choice(code, "not a voter id") is None
+
+
+def test_a_voters_choice_is_of_the_open_round(store):
+    code, token = store.open("scaling", TEXTS, answer=0)
+    alice = new_voter()
+    store.vote(code, alice, 1, 1)
+    store.show(code, token)
+    assert store.choice(code, alice) == 1                      # round 1, shown: still hers
+    store.again(code, token)
+    assert store.choice(code, alice) is None                   # round 2: not yet
+    store.vote(code, alice, 2, 0)
+    assert store.choice(code, alice) == 0
 
 
 def test_the_distribution_is_hidden_until_shown_and_votes_stop_when_shown(store):

@@ -1,0 +1,280 @@
+"""The students' side of a class poll: plain web pages served beside the app, not a Streamlit session.
+
+``GET /vote/<CODE>`` answers a small page (the question and its choices in the phone's language, ``?lang=zh`` or
+its Accept-Language; a few KB, no Streamlit front end); ``POST /vote/<CODE>`` records a vote and answers with the
+page in its new state (Post/Redirect/Get: a reload sends nothing twice). It works with JavaScript off (a plain
+form); with it on, ``/vote.js`` asks ``/vote/<CODE>/state`` every ``FOLLOW_S`` seconds and reloads the page when
+the round moves on (open, shown, round 2, revealed, closed). ``GET /vote?room=CODE`` (the old link) leads there.
+
+One phone, one voter: the voter id is a random cookie (HttpOnly, SameSite=Lax, kept for the poll's lifetime), so a
+reload, a lost connection or another replica keeps one vote per phone per round. A form carries a value bound to
+the room and to that cookie, which a page elsewhere cannot read, so it cannot vote for a phone. The store's rules
+decide the rest; what they refuse gets a status and one sentence in the phone's language: an unknown or expired
+room 404, a closed round 409, a bad choice 400, a form that does not match its cookie 403, a body over
+``MAX_BODY`` bytes 413, more than ``PER_COOKIE`` votes a second from one phone or ``PER_ADDRESS`` from one address
+429.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import html
+import os
+import re
+import threading
+import time
+from collections import deque
+from importlib.resources import files
+from urllib.parse import parse_qs, quote
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from .i18n import LANGUAGES, t
+from .polls import CLOSED, REVEALED, SHOWN, TTL, VOTING, PollError, new_voter, normal_code, store_from_env
+
+COOKIE = "explorer_voter"
+FOLLOW_S = 2.0            # seconds between a phone's looks at its round (with JavaScript on)
+MAX_BODY = 1024           # bytes of a vote's form: a choice, a round, the form value and a language
+PER_COOKIE = 2            # votes a second from one phone
+PER_ADDRESS = int(os.environ.get("EXPLORER_VOTES_PER_ADDRESS", "100"))   # votes a second from one address (a
+#                           hall behind one NAT address shares it; the load bench's phones all come from 127.0.0.1)
+STATUS = {"unknown": 404, "closed": 409, "round": 409, "phase": 409, "choice": 400, "voter": 403, "texts": 400,
+          "token": 403, "form": 403, "size": 413, "busy": 429}
+_VOTER = re.compile(r"[A-Za-z0-9_-]{16,64}")
+_STYLE = (files("explorer") / "assets" / "phone.css").read_text(encoding="utf-8")
+_SCRIPT = (files("explorer") / "assets" / "phone.js").read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- what a phone is told, and how
+def language(request: Request, asked: str | None = None) -> str:
+    """``asked`` (a form's or the link's ``lang``) when it is one of ours, else the first of the phone's
+    Accept-Language that is, else English."""
+    asked = asked or request.query_params.get("lang")
+    if asked in LANGUAGES:
+        return asked
+    for part in request.headers.get("accept-language", "")[:200].split(","):
+        primary = part.split(";")[0].strip().lower().split("-")[0]
+        if primary in LANGUAGES:
+            return primary
+    return "en"
+
+
+def say(key: str, lang: str, **values) -> str:
+    """The catalog's sentence as HTML: its own ``**bold**`` and ``code`` marks drawn, every value escaped."""
+    template = html.escape(t(key, lang), quote=False)
+    template = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", template)
+    template = re.sub(r"`(.+?)`", r"<code>\1</code>", template)
+    return template.format(**{k: html.escape(str(v)) for k, v in values.items()})
+
+
+def form_value(code: str, voter: str) -> str:
+    """The value a phone's form carries: bound to the room and to the phone's cookie (which only the phone's
+    browser sends, and no page can read)."""
+    return hashlib.sha256(f"vote-form:{code}:{voter}".encode()).hexdigest()[:32]
+
+
+class Limiter:
+    """At most ``rate`` events a second per key; it holds at most ``keys`` keys (the oldest go first)."""
+
+    def __init__(self, rate: int, keys: int = 20_000):
+        self.rate, self.keys = rate, keys
+        self._seen: dict[str, deque] = {}
+        self._lock = threading.Lock()
+
+    def allow(self, key: str, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            times = self._seen.pop(key, None) or deque()
+            while times and now - times[0] >= 1.0:
+                times.popleft()
+            allowed = len(times) < self.rate
+            if allowed:
+                times.append(now)
+            self._seen[key] = times                       # (re-inserted: the dict keeps keys by last use)
+            while len(self._seen) > self.keys:
+                self._seen.pop(next(iter(self._seen)))
+            return allowed
+
+
+PHONES, ADDRESSES = Limiter(PER_COOKIE), Limiter(PER_ADDRESS)
+
+
+def _page(lang: str, body: str, status: int = 200, state: str = "", cookie: tuple[str, bool] | None = None,
+          here: str = "/vote") -> Response:
+    """The page around ``body``; ``state``: the round it shows (the script reloads when it changes); ``cookie``:
+    a new voter id to set, and whether the phone came over HTTPS (then the cookie is Secure)."""
+    switch = " · ".join(f'<a href="{here}?lang={code}" lang="{code}"' + (' aria-current="true"' if code == lang
+                        else "") + f">{html.escape(name)}</a>" for code, name in LANGUAGES.items())
+    follow = '<script src="/vote.js" defer></script>' if state else ""
+    page = (f'<!doctype html><html lang="{"zh-Hans" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{html.escape(t('poll.page', lang))}</title><style>{_STYLE}</style>{follow}</head>"
+            f'<body data-state="{html.escape(state)}" data-follow="{FOLLOW_S * 1000:.0f}">'
+            f'<nav aria-label="{html.escape(t("ui.language", lang))}">{switch}</nav>'
+            f"<main><h1>{html.escape(t('poll.page', lang))}</h1>{body}</main></body></html>")
+    response = Response(page, status_code=status, media_type="text/html; charset=utf-8",
+                        headers={"Cache-Control": "no-store"})
+    if cookie is not None:
+        voter, https = cookie
+        response.set_cookie(COOKIE, voter, max_age=int(TTL), path="/vote", httponly=True, samesite="lax",
+                            secure=https)
+    return response
+
+
+def _note(kind: str, text: str) -> str:
+    return f'<p class="note {kind}" role="{"alert" if kind == "refused" else "status"}">{text}</p>'
+
+
+def _room_form(lang: str, refused: str = "") -> str:
+    return (refused + f'<form method="get" action="/vote"><label for="room">{html.escape(t("poll.room_prompt", lang))}'
+            f'</label><input id="room" name="room" maxlength="9" autocomplete="off" autocapitalize="characters" '
+            f'required aria-describedby="room-help"><input type="hidden" name="lang" value="{lang}">'
+            f'<p id="room-help" class="help">{html.escape(t("poll.room_help", lang))}</p>'
+            f'<button type="submit">{html.escape(t("poll.join_button", lang))}</button></form>')
+
+
+def _results(lang: str, poll, rounds: list[list[int]]) -> str:
+    _, choices = poll.question(lang)
+    parts = [f"<h2>{html.escape(t('poll.votes', lang))}</h2>"]
+    for n, counts in enumerate(rounds, start=1):
+        total = sum(counts)
+        rows = "".join(
+            f"<tr><th scope=\"row\">{html.escape(choice)}</th><td>{count}</td>"
+            f"<td><progress max=\"{max(total, 1)}\" value=\"{count}\">{count}</progress> "
+            f"{(100 * count / total if total else 0):.0f} %</td></tr>"
+            for choice, count in zip(choices, counts, strict=True))
+        parts.append(f"<table><caption>{html.escape(t('poll.round_n', lang, n=n, total=total))}</caption>"
+                     f"<tbody>{rows}</tbody></table>")
+    return "".join(parts)
+
+
+def _poll_body(lang: str, poll, mine: int | None, rounds: list[list[int]], form: str, refused: str = "") -> str:
+    question, choices = poll.question(lang)
+    parts = [f"<h2 id=\"q\">{html.escape(question)}</h2>", refused]
+    if poll.phase == VOTING:
+        if poll.round > 1:
+            parts.append(_note("info", say("poll.round2", lang)))
+        options = "".join(
+            f'<label><input type="radio" name="choice" value="{i}" required'
+            f'{" checked" if mine == i else ""}> {html.escape(choice)}</label>' for i, choice in enumerate(choices))
+        parts.append(f'<form method="post"><fieldset aria-describedby="q"><legend>'
+                     f'{html.escape(t("poll.your_answer", lang))}</legend>{options}</fieldset>'
+                     f'<input type="hidden" name="round" value="{poll.round}">'
+                     f'<input type="hidden" name="form" value="{form}"><input type="hidden" name="lang" value="{lang}">'
+                     f'<button type="submit">{html.escape(t("poll.send", lang))}</button></form>')
+        if mine is not None:
+            parts.append(_note("sent", say("poll.sent", lang, choice=choices[mine])))
+    else:
+        if poll.phase == SHOWN:
+            parts.append(_note("info", say("poll.wait", lang)))
+        elif poll.phase == REVEALED:
+            parts.append(_note("sent", say("poll.revealed", lang, answer=choices[poll.answer])))
+        elif poll.phase == CLOSED:
+            parts.append(_note("info", say("poll.over", lang)))
+        if rounds:
+            parts.append(_results(lang, poll, rounds))
+    parts.append(f'<p class="help">{say("poll.privacy", lang)}</p>')
+    return "".join(parts)
+
+
+def _refusal(lang: str, reason: str) -> str:
+    why = t(f"poll.err.{reason}", lang)
+    return _note("refused", say("poll.refused", lang, why=why))
+
+
+# --------------------------------------------------------------------------- the routes
+def _voter(request: Request) -> tuple[str, bool]:
+    """The phone's voter id from its cookie, or a new one (True: it must be set)."""
+    voter = request.cookies.get(COOKIE, "")
+    return (voter, False) if _VOTER.fullmatch(voter) else (new_voter(), True)
+
+
+def _state(poll) -> str:
+    return f"{poll.phase}:{poll.round}:{poll.shown}"
+
+
+def _show(request: Request, code: str, lang: str, status: int = 200, refused: str = "") -> Response:
+    """The page of room ``code`` as the phone with this request's cookie sees it."""
+    store = store_from_env()
+    voter, fresh = _voter(request)
+    here = f"/vote/{code}"
+    try:
+        poll = store.get(code)
+        mine = store.choice(code, voter) if not fresh else None
+        rounds = store.rounds(code) if poll.phase != VOTING else []
+    except PollError as err:
+        return _page(lang, _room_form(lang, _refusal(lang, err.reason)), STATUS[err.reason])
+    body = _poll_body(lang, poll, mine, rounds, form_value(code, voter), refused)
+    return _page(lang, body, status, _state(poll), (voter, request.url.scheme == "https") if fresh else None, here)
+
+
+async def ask_room(request: Request) -> Response:
+    """``GET /vote``: the room's form; ``?room=CODE`` (the QR code's link before the route) leads to the room."""
+    lang = language(request)
+    typed = request.query_params.get("room", "")[:40]
+    if not typed:
+        return _page(lang, _room_form(lang))
+    try:
+        code = normal_code(typed)
+    except PollError:
+        return _page(lang, _room_form(lang, _note("refused", say("poll.no_room", lang, code=typed[:12]))), 404)
+    return RedirectResponse(f"/vote/{code}?lang={lang}", status_code=303)
+
+
+async def room(request: Request) -> Response:
+    """``GET /vote/<CODE>``: the room's page; ``POST``: a vote, then the page again."""
+    lang = language(request)
+    try:
+        code = normal_code(request.path_params["code"])
+    except PollError:
+        typed = request.path_params["code"][:12]
+        return _page(lang, _room_form(lang, _note("refused", say("poll.no_room", lang, code=typed))), 404)
+    if request.method == "GET":
+        return await run_in_threadpool(_show, request, code, lang)
+    body = b""
+    if int(request.headers.get("content-length") or 0) > MAX_BODY:
+        return await run_in_threadpool(_show, request, code, lang, 413, _refusal(lang, "size"))
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return await run_in_threadpool(_show, request, code, lang, 413, _refusal(lang, "size"))
+    fields = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), max_num_fields=8).items()}
+    lang = language(request, fields.get("lang"))
+    voter, fresh = _voter(request)
+    address = request.client.host if request.client else ""
+    if fresh or not hmac.compare_digest(fields.get("form", ""), form_value(code, voter)):
+        return await run_in_threadpool(_show, request, code, lang, 403, _refusal(lang, "form"))
+    if not PHONES.allow(voter) or not ADDRESSES.allow(address):
+        return await run_in_threadpool(_show, request, code, lang, 429, _refusal(lang, "busy"))
+    try:
+        choice, round_ = int(fields.get("choice", "")), int(fields.get("round", ""))
+    except ValueError:
+        return await run_in_threadpool(_show, request, code, lang, 400, _refusal(lang, "choice"))
+    try:
+        await run_in_threadpool(store_from_env().vote, code, voter, round_, choice)
+    except PollError as err:
+        return await run_in_threadpool(_show, request, code, lang, STATUS[err.reason], _refusal(lang, err.reason))
+    return RedirectResponse(f"/vote/{code}?lang={quote(lang)}", status_code=303)
+
+
+async def room_state(request: Request) -> Response:
+    """``GET /vote/<CODE>/state``: the round's phase, number and shown rounds, for the page's script."""
+    try:
+        poll = await run_in_threadpool(store_from_env().get, normal_code(request.path_params["code"]))
+    except PollError as err:
+        return JSONResponse({"state": err.reason}, status_code=STATUS[err.reason],
+                            headers={"Cache-Control": "no-store"})
+    return JSONResponse({"state": _state(poll)}, headers={"Cache-Control": "no-store"})
+
+
+async def script(_request: Request) -> Response:
+    return Response(_SCRIPT, media_type="text/javascript; charset=utf-8", headers={"Cache-Control": "max-age=300"})
+
+
+ROUTES = [Route("/vote", ask_room, methods=["GET"]), Route("/vote.js", script, methods=["GET"]),
+          Route("/vote/{code}", room, methods=["GET", "POST"]),
+          Route("/vote/{code}/state", room_state, methods=["GET"])]
