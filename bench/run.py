@@ -466,14 +466,15 @@ def bench_live_browser(seconds: float | None = None):
     from explorer.training import TASKS
 
     seconds = seconds or amount(20.0, 4.0)
-    bare = {task: _bare_steps_per_second(task, amount(6.0, 1.0)) for task in TASKS}
+    tasks = amount(list(TASKS), list(TASKS)[:1])                 # (a smoke run: one task shows the group runs)
+    bare = {task: _bare_steps_per_second(task, amount(6.0, 1.0)) for task in tasks}
     with AppServer(timeout=120) as server, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=BROWSER_ARGS)
         other = browser.new_page(viewport={"width": 1400, "height": 1000})
         other.goto(server.url + "/kernel_regression")
         other.wait_for_selector(CHART_DRAWN, timeout=120_000)
         slider = other.locator('[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]').first
-        for task in TASKS:
+        for task in tasks:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(f"{server.url}/live_training?train.task={task}")
             start = page.get_by_role("button", name="Start")
@@ -649,7 +650,7 @@ def bench_floor():
     row("floor page (one select_slider, one plotly line of 200 points): rerun median / p95, bytes per rerun",
         f"{f_med * 1000:.0f} / {f_p95 * 1000:.0f} ms, {f_bytes / 1024:.1f} KiB", "(the floor)", True)
     with AppServer(timeout=120, env={"EXPLORER_WARM_UP": "0"}) as server:
-        for page, (key, kind, values) in FLOOR_MOVES.items():
+        for page, (key, kind, values) in amount(list(FLOOR_MOVES.items()), list(FLOOR_MOVES.items())[:2]):
             values = amount(values, values[:1])
             times, sizes = _moves(server.url, page, key, kind, values + values, n=2 * len(values))
             (new, new_p95, size), (again, again_p95, _) = (_summary(times[:len(values)], sizes[:len(values)]),
@@ -680,7 +681,7 @@ def bench_drag():
         page.goto(server.url)
         page.wait_for_selector(LANDING_DRAWN, timeout=120_000)
         time.sleep(amount(15.0, 0.0))                      # the start-up warm-up has had its time
-        for name, setup, control in PAGES:
+        for name, setup, control in amount(PAGES, PAGES[:1]):        # (a smoke run: that a drag still runs)
             runs = [measure(page, f"{server.url}/{name}?predict=0&{setup}", name, "bench", shots=None)
                     for _ in range(amount(3, 1))]
             fps = statistics.median(r["frames_per_s"] for r in runs)

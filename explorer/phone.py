@@ -12,7 +12,8 @@ the room and to that cookie, which a page elsewhere cannot read, so it cannot vo
 decide the rest; what they refuse gets a status and one sentence in the phone's language: an unknown or expired
 room 404, a closed round 409, a bad choice 400, a form that does not match its cookie 403, a body over
 ``MAX_BODY`` bytes 413, more than ``PER_COOKIE`` votes a second from one phone or ``PER_ADDRESS`` from one address
-429.
+429, a store that does not answer 503. The address is the client's as the server sees it: behind HAProxy the
+balancer forwards it (``option forwardfor``, which uvicorn trusts from 127.0.0.1).
 """
 
 from __future__ import annotations
@@ -208,6 +209,8 @@ def _show(request: Request, code: str, lang: str, status: int = 200, refused: st
         rounds = store.rounds(code) if poll.phase != VOTING else []
     except PollError as err:
         return _page(lang, _room_form(lang, _refusal(lang, err.reason)), STATUS[err.reason])
+    except Exception:                          # a store that does not answer: said, and the phone can reload
+        return _page(lang, _note("refused", say("poll.phone_unavailable", lang)), 503)
     body = _poll_body(lang, poll, mine, rounds, form_value(code, voter), refused)
     return _page(lang, body, status, _state(poll), (voter, request.url.scheme == "https") if fresh else None, here)
 
@@ -258,6 +261,8 @@ async def room(request: Request) -> Response:
         await run_in_threadpool(store_from_env().vote, code, voter, round_, choice)
     except PollError as err:
         return await run_in_threadpool(_show, request, code, lang, STATUS[err.reason], _refusal(lang, err.reason))
+    except Exception:                          # a store that does not answer
+        return _page(lang, _note("refused", say("poll.phone_unavailable", lang)), 503)
     return RedirectResponse(f"/vote/{code}?lang={quote(lang)}", status_code=303)
 
 
@@ -268,6 +273,8 @@ async def room_state(request: Request) -> Response:
     except PollError as err:
         return JSONResponse({"state": err.reason}, status_code=STATUS[err.reason],
                             headers={"Cache-Control": "no-store"})
+    except Exception:                          # a store that does not answer: the page keeps what it shows
+        return JSONResponse({"state": ""}, status_code=503, headers={"Cache-Control": "no-store"})
     return JSONResponse({"state": _state(poll)}, headers={"Cache-Control": "no-store"})
 
 

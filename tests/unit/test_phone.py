@@ -170,3 +170,26 @@ def test_the_limiter_counts_one_second_per_key_and_holds_a_bounded_number_of_key
     for key in "bcde":
         limit.allow(key, 2.0)
     assert len(limit._seen) == 3 and "a" not in limit._seen
+
+
+class _Down:
+    """A store that does not answer (a Redis that is gone)."""
+
+    def __getattr__(self, name):
+        def refuse(*args, **kwargs):
+            raise ConnectionError("the store did not answer")
+        return refuse
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_store_that_does_not_answer_gets_503_and_a_sentence_not_a_traceback(store, poll, monkeypatch, lang):
+    code, _ = poll
+    voter = client()
+    page = voter.get(f"/vote/{code}")
+    fields = {k: re.search(f'name="{k}" value="([^"]+)"', page.text).group(1) for k in ("form", "round")}
+    monkeypatch.setattr(phone, "store_from_env", lambda: _Down())
+    down = voter.get(f"/vote/{code}?lang={lang}")
+    assert down.status_code == 503 and t("poll.phone_unavailable", lang) in text(down)
+    sent = voter.post(f"/vote/{code}", data={"choice": "0", "lang": lang, **fields})
+    assert sent.status_code == 503 and t("poll.phone_unavailable", lang) in text(sent)
+    assert voter.get(f"/vote/{code}/state").status_code == 503
