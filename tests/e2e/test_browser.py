@@ -67,16 +67,21 @@ def test_preset_buttons_move_the_bandwidth_and_it_is_shared_between_pages(page, 
     assert bandwidth.locator('input[type="range"]').get_attribute("aria-valuetext") == "0.01"
 
 
-def test_a_refused_upload_says_why_and_the_figure_names_the_data_it_still_shows(page, server_url):
-    """Kernel regression, "Your own CSV", a file with a word in its y column: the page says what is wrong where the
-    student looks (under the uploader and above the figure), and the figure, still the sine mix, is titled so (it
-    once said "fit on your data" over the sine mix and its true function)."""
+def open_upload(page, server_url: str) -> None:
+    """Kernel regression with "Your own CSV" picked in the sidebar, its uploader on screen."""
     page.goto(server_url + "/kernel_regression?predict=0")
     page.wait_for_selector(CHART)
     wait_idle(page)
     page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]', has_text="Dataset").click()
     page.get_by_role("option", name="Your own CSV", exact=True).click()
     wait_idle(page)
+
+
+def test_a_refused_upload_says_why_and_the_figure_names_the_data_it_still_shows(page, server_url):
+    """Kernel regression, "Your own CSV", a file with a word in its y column: the page says what is wrong where the
+    student looks (under the uploader and above the figure), and the figure, still the sine mix, is titled so (it
+    once said "fit on your data" over the sine mix and its true function)."""
+    open_upload(page, server_url)
     assert "5 MB" in page.locator('[data-testid="stFileUploader"]').inner_text()       # the limit, where it is set
     rows = "\n".join(f"{i},{'oops' if i == 3 else i % 7}" for i in range(1, 21))
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(

@@ -1,13 +1,11 @@
 """Hostile input in Chromium: what a link, a path, a room code or an uploaded file says is shown as text (no link,
 image, emphasis, colour, emoji or formula made of it, in Streamlit's Markdown and in plotly's titles), and no page
-asks any host but the app's for anything."""
+asks any host but the app's for anything (every browser test fails on that: tests/e2e/conftest.py)."""
 
-from urllib.parse import quote, urlsplit
-
-import pytest
+from urllib.parse import quote
 
 from tests.e2e.conftest import ARTIFACTS
-from tests.e2e.test_browser import CHART, wait_idle
+from tests.e2e.test_browser import CHART, open_upload, wait_idle
 
 # each of these, in a link, must come back as the characters typed: Streamlit's own Markdown (colours, icons,
 # emoji, maths) as well as CommonMark's and bare addresses
@@ -20,21 +18,7 @@ def _no_markup(alert) -> None:
     assert alert.locator(MADE_OF_IT).count() == 0, alert.inner_html()
 
 
-def _outside_hosts(page, base: str) -> list[str]:
-    host = urlsplit(base).netloc
-    return [u for u in page.requested if urlsplit(u).scheme in ("http", "https", "ws", "wss")
-            and urlsplit(u).netloc != host]
-
-
-@pytest.fixture
-def recorded(page):
-    page.requested = []
-    page.on("request", lambda r: page.requested.append(r.url))
-    return page
-
-
-def test_a_links_keys_values_and_path_are_shown_as_text_and_nothing_leaves_the_machine(recorded, server_url):
-    page = recorded
+def test_a_links_keys_values_and_path_are_shown_as_text_and_nothing_leaves_the_machine(page, server_url):
     query = "&".join(f"{quote(k)}={quote(k)}" for k in KEYS[:6])
     page.goto(f"{server_url}/kernel_regression?{query}")
     page.wait_for_selector(CHART)
@@ -58,17 +42,10 @@ def test_a_links_keys_values_and_path_are_shown_as_text_and_nothing_leaves_the_m
     refused = page.locator(".note.refused")
     _no_markup(refused)
     assert "[a](//e.co)" in refused.inner_text()
-    assert not _outside_hosts(page, server_url), _outside_hosts(page, server_url)
 
 
-def test_an_uploads_file_and_column_names_are_text_on_the_page_and_in_the_figure(recorded, server_url):
-    page = recorded
-    page.goto(server_url + "/kernel_regression?predict=0")
-    page.wait_for_selector(CHART)
-    wait_idle(page)
-    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]', has_text="Dataset").click()
-    page.get_by_role("option", name="Your own CSV", exact=True).click()
-    wait_idle(page)
+def test_an_uploads_file_and_column_names_are_text_on_the_page_and_in_the_figure(page, server_url):
+    open_upload(page, server_url)
     dropzone = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     dropzone.set_input_files({"name": "[a](https://evil.example).csv", "mimeType": "text/csv",
                               "buffer": b"x,y\n1,a\n2,b\n"})
@@ -89,7 +66,6 @@ def test_an_uploads_file_and_column_names_are_text_on_the_page_and_in_the_figure
     caption = page.locator('[data-testid="stSidebar"] [data-testid="stCaptionContainer"]', has_text="uploaded")
     _no_markup(caption)
     page.screenshot(path=str(ARTIFACTS / "hostile_upload.png"))
-    assert not _outside_hosts(page, server_url), _outside_hosts(page, server_url)
 
 
 def test_every_response_carries_the_policy_and_a_page_elsewhere_cannot_frame_the_app(page, server_url, browser):
