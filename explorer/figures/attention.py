@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 from ..i18n import t
 from .common import hover
 from .regression import data_traces
-from .style import NORMAL, Line, Style, figure
+from .style import NORMAL, PALETTE, Line, Style, figure
 
 
 def query_row_figure(x: np.ndarray, y: np.ndarray, weights: np.ndarray, x_query: float, estimate: float,
@@ -28,9 +28,9 @@ def query_row_figure(x: np.ndarray, y: np.ndarray, weights: np.ndarray, x_query:
     if np.isfinite(estimate):
         traces.append({"type": "scatter", "x": [x_query], "y": [estimate], "mode": "markers",
                        "name": t("fig.estimate", lang, value=estimate),
-                       "marker": {"symbol": "star", "size": style.marker_size * 3, "color": "#d62728"}})
+                       "marker": {"symbol": "star", "size": style.marker_size * 3, "color": PALETTE[1]}})
     title = t("fig.weights_of_query", lang, x=x_query)
     if not np.isfinite(estimate):
         title += t("fig.undefined", lang)
     return figure(traces, title, t("fig.x", lang), t("fig.y", lang), style, height=380,
-                  lines=[Line(x_query, "", "x", "#d62728", "dot")])
+                  lines=[Line(x_query, "", "x", PALETTE[1], "dot")])

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import t
-from .style import HEAT_SCALE, NORMAL, PALETTE, Line, Style, figure, grid_axes, line_trace
+from .style import HEAT_SCALE, NORMAL, Line, Style, figure, grid_axes, line_trace, series_look
 
 MAX_DISPLAY_CELLS = 250_000
 
@@ -110,8 +110,9 @@ def lines(x: Sequence, series: Mapping[str, Sequence], title: str, x_title: str,
           height: int | None = None, dashes: Mapping[str, str] | None = None,
           colors: Mapping[str, str] | None = None) -> go.Figure:
     """One line per series, with optional labelled horizontal/vertical reference lines."""
-    traces = [line_trace(x, y, label, (colors or {}).get(label, PALETTE[i % len(PALETTE)]), style,
-                         (dashes or {}).get(label, "solid"), mode)
-              for i, (label, y) in enumerate(series.items())]
+    looks = [series_look(i) for i in range(len(series))]
+    traces = [line_trace(x, y, label, (colors or {}).get(label, look["color"]), style,
+                         (dashes or {}).get(label, look["dash"]), mode, look["symbol"])
+              for look, (label, y) in zip(looks, series.items(), strict=True)]
     refs = [Line(v, lab, "y", dash="dot") for v, lab in hlines] + [Line(v, lab, "x") for v, lab in vlines]
     return figure(traces, title, x_title, y_title, style, height, lines=refs, log_x=log_x, log_y=log_y)

@@ -9,6 +9,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from . import style
+from .ink import luma, readable
+from .ink import rgba as _rgba
 
 DARK_BACKGROUND = "#0e1117"           # Streamlit's dark theme background
 DARK_TEXT = "#fafafa"
@@ -16,34 +18,6 @@ DARK_AXIS = {"gridcolor": "#2c303a", "zerolinecolor": "#4a4f5a", "linecolor": "#
 _LIGHT_INK = "#e0e0e0"                # what black and dark grey lines and labels become on the dark background
 # A trace with this ``meta`` is drawn on the data (marks on a heatmap's cells), not on the page: its ink stays
 ON_DATA = "on-data"
-
-
-_NAMED_DARK = {"black": (0, 0, 0), "dimgray": (105, 105, 105), "dimgrey": (105, 105, 105), "gray": (128, 128, 128),
-               "grey": (128, 128, 128)}
-
-
-def _rgba(colour) -> tuple[float, float, float, float] | None:
-    """(r, g, b, alpha) in [0, 1] of a ``#rgb``, ``#rrggbb``, ``rgb(...)``, ``rgba(...)`` or dark named colour;
-    None for anything else (a colour scale's numbers, a palette colour name, no colour)."""
-    if not isinstance(colour, str):
-        return None
-    c = colour.strip().lower()
-    if c in _NAMED_DARK:
-        return (*(v / 255 for v in _NAMED_DARK[c]), 1.0)
-    if c.startswith("#") and len(c) in (4, 7):
-        digits = c[1:] if len(c) == 7 else "".join(ch * 2 for ch in c[1:])
-        try:
-            return (*(int(digits[i:i + 2], 16) / 255 for i in (0, 2, 4)), 1.0)
-        except ValueError:
-            return None
-    if c.startswith(("rgb(", "rgba(")) and c.endswith(")"):
-        try:
-            parts = [float(v) for v in c[c.index("(") + 1:-1].split(",")]
-        except ValueError:
-            return None
-        if len(parts) in (3, 4):
-            return (parts[0] / 255, parts[1] / 255, parts[2] / 255, parts[3] if len(parts) == 4 else 1.0)
-    return None
 
 
 def _is_dark(colour) -> bool:
@@ -60,17 +34,6 @@ def _is_dark(colour) -> bool:
     r, g, b, _ = rgba
     light = luma(colour)
     return light < 0.2 or (max(r, g, b) - min(r, g, b) < 0.1 and light < 0.45)
-
-
-def luma(colour: str) -> float:
-    """Relative luma in [0, 1] (Rec. 709 weights) of a colour ``_rgba`` reads.
-
-    >>> luma("#ffffff"), luma("rgb(0, 0, 0)")
-    (1.0, 0.0)
-    """
-    r, g, b, _ = _rgba(colour)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
 
 def _lightened(colour):
     """What a colour becomes on a dark page: a dark one turns light grey (keeping its transparency), a list of
@@ -112,8 +75,10 @@ def dark(fig: go.Figure, background: str = DARK_BACKGROUND) -> go.Figure:
             item.bgcolor = "rgba(14,17,23,0.85)"           # a label's light box becomes a dark one
         if getattr(item, "arrowcolor", None) is not None:
             item.arrowcolor = _lightened(item.arrowcolor)
-        if getattr(item, "font", None) is not None:
-            item.font.color = _lightened(item.font.color)
+        if getattr(item, "font", None) is not None and item.font.color is not None:
+            box = _rgba(getattr(item, "bgcolor", None))          # a label's own box, when it has an opaque one
+            on = item.bgcolor if box is not None and box[3] > 0.5 else DARK_BACKGROUND
+            item.font.color = readable(_lightened(item.font.color), on)
         if getattr(item, "line", None) is not None:
             item.line.color = _lightened(item.line.color)
     for trace in out.data:

@@ -10,17 +10,18 @@ from plotly.colors import sample_colorscale
 
 from ..i18n import t
 from .common import heatmap, heatmap_grid
-from .dark import ON_DATA, luma
-from .style import NORMAL, Style, figure
+from .dark import ON_DATA
+from .ink import luma
+from .style import BAR_PATTERNS, NORMAL, PALETTE, Style, figure
 
 # how each masking mode is drawn in the line charts: "pre" (correct) first, wide and pale, so that the modes equal
 # to it, drawn over it with their own dash and marker, never hide it and it never hides them
 MODE_STYLE = {
-    "pre": {"color": "#2ca02c", "dash": "solid", "width": 3.0, "symbol": "circle-open", "size": 2.4, "opacity": 0.55},
-    "post": {"color": "#d62728", "dash": "solid", "width": 1.0, "symbol": "x", "size": 1.1, "opacity": 1.0},
-    "post_renorm": {"color": "#1f77b4", "dash": "dash", "width": 1.0, "symbol": "diamond", "size": 1.0,
+    "pre": {"color": PALETTE[5], "dash": "solid", "width": 3.0, "symbol": "circle-open", "size": 2.4, "opacity": 0.55},
+    "post": {"color": PALETTE[1], "dash": "solid", "width": 1.0, "symbol": "x", "size": 1.1, "opacity": 1.0},
+    "post_renorm": {"color": PALETTE[0], "dash": "dash", "width": 1.0, "symbol": "diamond", "size": 1.0,
                     "opacity": 1.0},
-    "multiply_logits": {"color": "#ff7f0e", "dash": "dot", "width": 1.0, "symbol": "square", "size": 1.0,
+    "multiply_logits": {"color": PALETTE[2], "dash": "dot", "width": 1.0, "symbol": "square", "size": 1.0,
                         "opacity": 1.0},
 }
 MARK_COLOURS = {"weights": "#ff4b4b", "gradient": "#3a3a3a"}    # red on viridis; dark grey on the red-blue map
@@ -92,7 +93,7 @@ def leak_bars(modes: Sequence[str], leaks: dict[str, Sequence[float]], tol: floa
               lang: str = "en") -> go.Figure:
     """Grouped bars: for each mode, the leak through the masked key and through the masked value.
     A leak below ``tol`` is drawn as no bar (height 0) and labelled "0"."""
-    colours = {"key": "#d62728", "value": "#9467bd"}
+    looks = {"key": (PALETTE[1], BAR_PATTERNS[0]), "value": (PALETTE[0], BAR_PATTERNS[1])}
     # A name with a gloss in brackets ("pre（softmax 前屏蔽）") puts the gloss on a second line of its tick label.
     ticks = [t(f"modename.{m}", lang).replace("（", "<br>（", 1) for m in modes]
     traces = []
@@ -100,7 +101,8 @@ def leak_bars(modes: Sequence[str], leaks: dict[str, Sequence[float]], tol: floa
         shown = [v if v >= tol else 0.0 for v in values]
         traces.append({"type": "bar", "x": ticks, "y": shown,
                        "name": t(f"fig.leak_{channel}", lang),
-                       "marker": {"color": colours[channel]}, "text": [f"{v:.2g}" if v else "0" for v in shown],
+                       "marker": {"color": looks[channel][0], "pattern": {"shape": looks[channel][1]}},
+                       "text": [f"{v:.2g}" if v else "0" for v in shown],
                        "textposition": "outside"})
     fig = figure(traces, t("fig.leak_title", lang), t("fig.leak_x", lang), t("fig.leak_y", lang), style,
                  height=380)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from ..i18n import t
-from .style import NORMAL, PALETTE, Style, figure
+from .style import BAR_PATTERNS, NORMAL, PALETTE, Style, figure
 
 
 def rounds_figure(choices: Sequence[str], rounds: Sequence[Sequence[int]], answer: int | None, lang: str = "en",
@@ -20,7 +20,8 @@ def rounds_figure(choices: Sequence[str], rounds: Sequence[Sequence[int]], answe
         total = sum(counts)
         share = [100.0 * c / total if total else 0.0 for c in counts]
         traces.append({"type": "bar", "orientation": "h", "y": list(choices), "x": share,
-                       "name": t("poll.round_n", lang, n=r + 1, total=total), "marker": {"color": PALETTE[r]},
+                       "name": t("poll.round_n", lang, n=r + 1, total=total),
+                       "marker": {"color": PALETTE[r], "pattern": {"shape": BAR_PATTERNS[r]}},
                        "text": [str(c) for c in counts], "textposition": "outside", "cliponaxis": False,
                        "textfont": {"size": style.font_size},
                        "hovertemplate": f"%{{y}}{t('punct.colon', lang)}%{{x:.0f}} % (%{{text}})<extra></extra>",

@@ -10,7 +10,7 @@ import torch
 
 from ..i18n import t
 from ..kernels import get_kernel
-from .style import NORMAL, PALETTE, Line, Style, figure, line_trace
+from .style import NORMAL, PALETTE, Line, Style, figure, line_trace, series_trace
 
 
 def data_traces(x: np.ndarray, y: np.ndarray, x_grid: np.ndarray, true_y: np.ndarray | None,
@@ -29,7 +29,7 @@ def fit_figure(x: np.ndarray, y: np.ndarray, x_grid: np.ndarray, true_y: np.ndar
     axis titles (an upload's column names), else the built-in datasets' x and y."""
     traces = data_traces(x, y, x_grid, true_y, style, lang)
     for i, (label, est) in enumerate(estimates.items()):
-        traces.append(line_trace(x_grid, est, label, PALETTE[i % len(PALETTE)], style, connectgaps=False))
+        traces.append(series_trace(x_grid, est, label, i, style, connectgaps=False))
     x_title, y_title = axes or (t("fig.x", lang), t("fig.y", lang))
     return figure(traces, title, x_title, y_title, style)
 
@@ -40,8 +40,7 @@ def kernel_shapes_figure(kernel_names: Sequence[str], style: Style = NORMAL, lan
     traces = []
     for i, name in enumerate(kernel_names):
         k = get_kernel(name)
-        traces.append(line_trace(u.numpy(), k.profile(u).numpy(), t(f"kernel.{name}", lang),
-                                 PALETTE[i % len(PALETTE)], style))
+        traces.append(series_trace(u.numpy(), k.profile(u).numpy(), t(f"kernel.{name}", lang), i, style))
     return figure(traces, t("fig.kernel_profiles", lang), t("fig.u", lang), "K(u)", style, height=320)
 
 
@@ -58,10 +57,10 @@ def loo_cv_figure(bandwidths: np.ndarray, scores: Mapping[str, np.ndarray], curr
     for i, (label, s) in enumerate(scores.items()):
         s = np.where(np.isfinite(s), s, np.nan)
         x = bandwidths if x_by_series is None else x_by_series[label]
-        traces.append(line_trace(x, s, label, PALETTE[i % len(PALETTE)], style, mode="lines+markers"))
+        traces.append(series_trace(x, s, label, i, style, mode="lines+markers"))
     marks = [(t("fig.current_h", lang), current, "#444444", "solid"),
-             (t("fig.loo_optimum", lang), optimum, "#2ca02c", "dash"),
-             (t("fig.silverman", lang), silverman, "#ff7f0e", "dot")]
+             (t("fig.loo_optimum", lang), optimum, PALETTE[5], "dash"),
+             (t("fig.silverman", lang), silverman, PALETTE[4], "dot")]
     refs = []
     for label, value, colour, dash in marks:
         if value is None or not np.isfinite(value):
@@ -79,7 +78,7 @@ def loo_cv_figure(bandwidths: np.ndarray, scores: Mapping[str, np.ndarray], curr
                                   "line": {"width": 2, "color": "#111111"}}})
         traces.append({"type": "scatter", "x": [hs[best]], "y": [scores[best]], "mode": "markers",
                        "name": t("fig.answer", lang), "showlegend": False,
-                       "marker": {"symbol": "star", "size": style.marker_size * 3, "color": "#2ca02c",
+                       "marker": {"symbol": "star", "size": style.marker_size * 3, "color": PALETTE[5],
                                   "line": {"width": 1, "color": "#111111"}}})
         annotations.append({"x": np.log10(hs[best]), "y": np.log10(scores[best]), "text": t("fig.answer", lang),
                             "showarrow": True, "arrowhead": 2, "ax": 0, "ay": -40,

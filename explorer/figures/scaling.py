@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from ..i18n import t
 from .common import hover
-from .style import NORMAL, PALETTE, Style, figure
+from .style import BAR_PATTERNS, NORMAL, PALETTE, SYMBOLS, Style, figure
 
 
 def logit_histogram(unscaled: np.ndarray, scaled: np.ndarray, d: int, style: Style = NORMAL,
@@ -21,7 +21,7 @@ def logit_histogram(unscaled: np.ndarray, scaled: np.ndarray, d: int, style: Sty
         traces.append({"type": "bar", "x": ((edges[:-1] + edges[1:]) / 2).astype(np.float32),
                        "y": np.histogram(values, edges, density=True)[0].astype(np.float32),
                        "width": float(edges[1] - edges[0]), "name": label, "opacity": 0.6,
-                       "marker": {"color": PALETTE[i]},
+                       "marker": {"color": PALETTE[i], "pattern": {"shape": BAR_PATTERNS[i]}},
                        "hovertemplate": tip})
     fig = figure(traces, t("fig.hist_title", lang, d=d, n=len(unscaled)), t("fig.logit_value", lang),
                  t("fig.density", lang), style, layout={"barmode": "overlay", "bargap": 0, "showlegend": True})
@@ -37,6 +37,6 @@ def regime_figure(curve, unscaled, scaled, style: Style = NORMAL, lang: str = "e
         traces.append({"type": "scatter", "x": table["logit_std"], "y": table["softmax_grad_norm"],
                        "mode": "markers+text" if i == 0 else "markers", "name": label,
                        "text": [f"d={d}" for d in table["d"]] if i == 0 else None, "textposition": "top center",
-                       "marker": {"size": style.marker_size * 1.4, "color": PALETTE[i]}})
+                       "marker": {"size": style.marker_size * 1.4, "color": PALETTE[i], "symbol": SYMBOLS[i]}})
     return figure(traces, t("sc.regime_title", lang), t("sc.regime_x", lang), t("sc.grad_axis", lang), style,
                   height=420, log_x=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from .ink import readable
 from .placement import (
     X_TITLE,
     deep_update,
@@ -26,8 +27,26 @@ from .placement import (
     wrap_text,
 )
 
-# enough for every kernel and two overlaid bandwidths in one fit, each its own colour (a new kernel may need one more)
-PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#aec7e8"]
+# The series colours: Okabe & Ito's colour-blind-safe set (their yellow is too faint for a line on white and their
+# black is the true function's), ordered so that the first ones, which most figures use, lie furthest apart: under
+# simulated deuteranopia, protanopia and tritanopia every pair stays at least 10.9 CAM02-UCS units apart
+# (tests/unit/test_colour_vision.py measures every lesson figure). A seventh and eighth series (the kernel
+# comparison at its widest) reuse a colour with another marker and dash.
+PALETTE = ["#0072B2", "#D55E00", "#E69F00", "#56B4E9", "#CC79A7", "#009E73"]
+# the second cue, so that no series is told from another by colour alone: each series index has its own marker
+# symbol (a few markers along a line, ``MARKS_PER_LINE``) and, from the seventh on, its own dash
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross", "triangle-down")
+SERIES_DASHES = ("solid",) * len(PALETTE) + ("longdash", "dashdot")
+MARKS_PER_LINE = 12
+BAR_PATTERNS = ("", "/", ".", "x")      # and for bars told apart in one figure: the first plain, then hatched
+
+
+def series_look(i: int) -> dict:
+    """Colour, marker symbol and dash of the ``i``-th series of a figure (distinct for the first eight)."""
+    return {"color": PALETTE[i % len(PALETTE)], "symbol": SYMBOLS[i % len(SYMBOLS)],
+            "dash": SERIES_DASHES[i % len(SERIES_DASHES)]}
+
+
 HEAT_SCALE = "Viridis"
 AXIS = {"gridcolor": "#e6e6e6", "zerolinecolor": "#c8c8c8", "linecolor": "#999999", "showline": True,
         "ticks": "outside", "tickcolor": "#999999", "exponentformat": "power", "automargin": True}
@@ -59,12 +78,24 @@ class Line:
 
 
 def line_trace(x, y, name: str, color: str, style: Style, dash: str = "solid", mode: str = "lines",
-               **extra) -> dict:
+               symbol: str | None = None, **extra) -> dict:
+    """A line (or markers) trace; ``symbol``: its marker symbol, drawn at up to ``MARKS_PER_LINE`` points along a
+    line, so that the series is told apart without its colour (``series_look``)."""
+    marker = {"size": style.marker_size * 0.7, "color": color}
+    if symbol is not None:                  # large enough to tell the shapes apart
+        marker["symbol"], marker["size"] = symbol, style.marker_size * 0.9
+        if "markers" not in mode:           # a few along a line
+            mode, marker["maxdisplayed"] = f"{mode}+markers", MARKS_PER_LINE
     trace = {"type": "scatter", "x": x, "y": y, "mode": mode, "name": name,
-             "line": {"color": color, "width": style.line_width, "dash": dash},
-             "marker": {"size": style.marker_size * 0.7, "color": color}}
+             "line": {"color": color, "width": style.line_width, "dash": dash}, "marker": marker}
     trace.update(extra)
     return trace
+
+
+def series_trace(x, y, name: str, i: int, style: Style, mode: str = "lines", **extra) -> dict:
+    """The ``i``-th series of a figure as a line trace in its ``series_look``."""
+    look = series_look(i)
+    return line_trace(x, y, name, look["color"], style, look["dash"], mode, look["symbol"], **extra)
 
 
 def _ref_lines(lines: Sequence[Line], style: Style, log_x: bool, log_y: bool):
@@ -78,7 +109,7 @@ def _ref_lines(lines: Sequence[Line], style: Style, log_x: bool, log_y: bool):
             if ln.label:
                 annotations.append({"x": ax, "xref": "x", "y": 1.0, "yref": "paper", "text": ln.label,
                                     "showarrow": False, "xanchor": "left", "yanchor": "top",
-                                    "font": {"size": style.font_size * 0.85, "color": ln.color}})
+                                    "font": {"size": style.font_size * 0.85, "color": readable(ln.color)}})
         else:
             shapes.append({"type": "line", "xref": "paper", "yref": "y", "x0": 0, "x1": 1, "y0": ln.value,
                            "y1": ln.value, "line": {"color": ln.color, "dash": ln.dash, "width": width}})
@@ -87,7 +118,7 @@ def _ref_lines(lines: Sequence[Line], style: Style, log_x: bool, log_y: bool):
                 annotations.append({"x": 0.01 if i % 2 == 0 else 0.99, "xref": "paper", "y": ay, "yref": "y",
                                     "text": ln.label, "showarrow": False,
                                     "xanchor": "left" if i % 2 == 0 else "right", "yanchor": "bottom",
-                                    "font": {"size": style.font_size * 0.85, "color": ln.color}})
+                                    "font": {"size": style.font_size * 0.85, "color": readable(ln.color)}})
     return shapes, annotations
 
 

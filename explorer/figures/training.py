@@ -11,7 +11,7 @@ from ..i18n import t
 from ..training.trainer import metric_key
 from . import common
 from .common import heatmap_grid, lines
-from .style import NORMAL, PALETTE, Line, Style, figure, line_trace, log_ticks
+from .style import NORMAL, PALETTE, Line, Style, figure, line_trace, log_ticks, series_look
 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
     import pandas as pd  # pandas: kept off the first page's imports (cold start)
@@ -47,11 +47,11 @@ def entropy_figure(df: pd.DataFrame, n_layers: int, n_heads: int, ceiling: float
     df = _thin(df)
     dashes = ["solid", "dash", "dot", "dashdot"]
     traces = [line_trace(df["step"], df[metric_key("entropy", layer, h)],
-                         t("fig.layer_head", lang, layer=layer, head=h), PALETTE[h % len(PALETTE)], style,
-                         dash=dashes[layer % 4])
+                         t("fig.layer_head", lang, layer=layer, head=h), series_look(h)["color"], style,
+                         dash=dashes[layer % 4], symbol=series_look(h)["symbol"])
               for layer in range(n_layers) for h in range(n_heads)]
     refs = [Line(ceiling, t("fig.ceiling", lang, value=ceiling), "y", dash="dot"),
-            Line(0.1, t("fig.collapse_line", lang), "y", "#d62728", "dot")]
+            Line(0.1, t("fig.collapse_line", lang), "y", PALETTE[1], "dot")]
     return figure(traces, t("fig.entropy_title", lang), t("fig.step", lang), t("fig.entropy_nats", lang), style,
                   height=380, lines=refs)
 
@@ -93,10 +93,10 @@ def icl_figure(x: np.ndarray, y: np.ndarray, is_query: np.ndarray, prediction: n
                "marker": {"size": style.marker_size, "color": "rgba(90,90,90,0.6)"}},
               {"type": "scatter", "x": x[is_query], "y": prediction[is_query], "mode": "markers",
                "name": t("fig.prediction", lang),
-               "marker": {"size": style.marker_size * 1.8, "color": "#d62728", "symbol": "star"}}]
+               "marker": {"size": style.marker_size * 1.8, "color": PALETTE[1], "symbol": "star"}}]
     if nw_prediction is not None:
         traces.append({"type": "scatter", "x": x[is_query], "y": nw_prediction, "mode": "markers",
-                       "name": nw_label, "marker": {"size": style.marker_size * 1.5, "color": "#1f77b4",
+                       "name": nw_label, "marker": {"size": style.marker_size * 1.5, "color": PALETTE[0],
                                                     "symbol": "diamond-open", "line": {"width": 2}}})
     return figure(traces, t("fig.icl_title", lang), t("fig.x", lang), t("fig.y", lang), style, height=360)
 
@@ -197,8 +197,9 @@ def scores_figure(df: pd.DataFrame, n_layers: int, n_heads: int, style: Style = 
         kind = "prevtok" if layer == 0 else "induction"
         for h in range(n_heads):
             traces.append(line_trace(df["step"], df[metric_key(kind, layer, h)],
-                                     t(f"fig.score_{kind}", lang, layer=layer, head=h), PALETTE[h % len(PALETTE)],
-                                     style, dash="solid" if layer == 0 else "dash"))
+                                     t(f"fig.score_{kind}", lang, layer=layer, head=h), series_look(h)["color"],
+                                     style, dash="solid" if layer == 0 else "dash",
+                                     symbol=series_look(h)["symbol"]))
     loss = line_trace(df["step"], df["loss"], t("fig.loss", lang), "#555555", style, dash="dot", yaxis="y2")
     traces.append(loss)
     refs = [Line(baseline[k], t(f"fig.uniform_{k}", lang, value=baseline[k]), "y", dash="dot")

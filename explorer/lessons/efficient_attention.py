@@ -155,7 +155,7 @@ def _draw_online_logits(r: dict, lang: str):
     step = min(r.get("step", len(r["stops"])), len(r["stops"]))
     seen = np.arange(len(r["x"])) < r["stops"][step - 1]
     traces = [{"type": "scatter", "x": r["x"][~seen], "y": r["logits"][~seen], "mode": "markers",
-               "name": t("ef.unseen", lang), "marker": {"color": "#bbbbbb", "size": 5}},
+               "name": t("ef.unseen", lang), "marker": {"color": "#bbbbbb", "size": 5, "symbol": "circle-open"}},
               {"type": "scatter", "x": r["x"][seen], "y": r["logits"][seen], "mode": "markers",
                "name": t("ef.seen", lang, k=step), "marker": {"color": PALETTE[0], "size": 6}},
               line_trace([r["x"].min(), r["x"].max()], [r["max"][step - 1]] * 2, t("ef.running_max", lang),

@@ -71,7 +71,8 @@ def test_overlay_and_compare_add_lines():
 
 
 def test_every_kernel_and_every_overlay_stay_readable():
-    """All five other kernels compared with three bandwidths overlaid: 3 + 5 = 8 curves, 8 different colours, one
+    """All five other kernels compared with three bandwidths overlaid: 3 + 5 = 8 curves, each its own look (six
+    colours, then a colour again with another marker and dash), one
     table row each instead of a sentence each; the compare list never offers the chosen kernel, and choosing a
     compared kernel as the main one drops it from the comparison."""
     from explorer.kernels import KERNELS
@@ -82,9 +83,10 @@ def test_every_kernel_and_every_overlay_stay_readable():
     at.toggle(key="nw.overlay").set_value(True).run()
     at.multiselect(key="nw.compare").set_value([k for k in KERNELS if k != "gaussian"]).run()
     assert_clean(at)
-    curves = [t for t in chart_data(at, "fit") if t.get("mode") == "lines" and "h = " in t.get("name", "")]
+    curves = [t for t in chart_data(at, "fit") if "lines" in t.get("mode") and "h = " in t.get("name", "")]
     assert len(curves) == 3 + len(KERNELS) - 1
-    assert len({t["line"]["color"] for t in curves}) == len(curves)
+    assert len({(t["line"]["color"], t["line"]["dash"], t["marker"]["symbol"]) for t in curves}) == len(curves)
+    assert len({t["line"]["color"] for t in curves}) == 6
     table = at.dataframe[0].value
     assert len(table) == len(curves) and not any("MSE against" in m.value for m in at.markdown)
     at.selectbox(key="nw.kernel").set_value("laplace").run()
