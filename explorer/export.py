@@ -18,6 +18,7 @@ import kaleido
 
 from .cli import Parser, fail, progress
 from .figures.dark import dark
+from .figures.describe import with_description
 from .figures.files import EXPORT_WIDTH, FORMATS, MIME, figure_csv, find_browser, image_formats_available, to_bytes
 from .figures.placement import X_TITLE
 from .figures.style import LECTURE, NORMAL, prepared
@@ -69,7 +70,7 @@ def lecture_figures(seed: int = 0, lang: str = "en", lecture: bool = True) -> li
 
     def builder(spec) -> Callable:
         def build():
-            return prepared(spec.figure(lang), style, EXPORT_TITLE_WIDTH)
+            return with_description(prepared(spec.figure(lang), style, EXPORT_TITLE_WIDTH), lang)
         return build
 
     out = []

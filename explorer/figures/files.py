@@ -19,6 +19,7 @@ import numpy as np
 
 from .._checks import one_of
 from ..outside import spreadsheet_cell
+from .describe import describe, description, plain
 from .placement import x_title
 
 FORMATS = ("png", "svg", "html", "csv")
@@ -48,13 +49,24 @@ def image_formats_available(fig) -> bool:
     return find_browser() is not None
 
 
+def figure_html(fig) -> str:
+    """The figure as one offline HTML page: the chart, then its description in words (``describe``) beside it as
+    the figure's caption, in the language it was drawn in."""
+    text, lang = description(fig) or describe(fig), description(fig, "lang") or "en"
+    chart = fig.to_html(include_plotlyjs=True, full_html=False)
+    return (f'<!DOCTYPE html>\n<html lang="{html.escape(lang)}">\n<head><meta charset="utf-8">'
+            f"<title>{html.escape(plain(fig.layout.title.text))}</title></head>\n<body>\n"
+            f'<figure style="margin:0">\n{chart}\n<figcaption style="font:14px sans-serif;max-width:60em;'
+            f'margin:0.5em 1em">{html.escape(text)}</figcaption>\n</figure>\n</body>\n</html>\n')
+
+
 def to_bytes(fig, fmt: str, scale: float = 2.0) -> bytes:
     """The figure as ``fmt`` (one of ``FORMATS``)."""
     one_of(fmt, FORMATS, "format")
     if fmt == "csv":
         return figure_csv(fig).encode("utf-8")
     if fmt == "html":
-        return fig.to_html(include_plotlyjs=True, full_html=True).encode("utf-8")
+        return figure_html(fig).encode("utf-8")
     browser = find_browser()
     if browser is None:
         raise ValueError("PNG and SVG export need Chrome or Chromium (set BROWSER_PATH to one); HTML and CSV "

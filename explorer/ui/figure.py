@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import pickle
 import threading
 from collections import OrderedDict
@@ -19,6 +20,7 @@ import pandas  # noqa: F401  (see below)
 import streamlit as st
 
 from ..figures.dark import dark
+from ..figures.describe import description, with_description
 from ..figures.files import MIME, image_formats_available, to_bytes
 from ..figures.style import LECTURE, NORMAL, prepared
 from . import follow as following
@@ -117,13 +119,16 @@ def single_precision(fig) -> ReadyFigure:
     return ReadyFigure(out)
 
 
-def _styled(fig, lecture: bool, cap: tuple[int, bool], dark_page: bool, copy: bool = True) -> tuple:
-    """The figure as exported (light, full precision) and as sent to this page (its theme, float32 data); ``copy``
-    False: ``fig`` was drawn for this call, and is styled in place."""
+def _styled(fig, lecture: bool, cap: tuple[int, bool], dark_page: bool, language: str | None,
+            copy: bool = True) -> tuple:
+    """The figure as exported (light, full precision, with its description in ``language``; None: a followed
+    figure's frame, which needs none) and as sent to this page (its theme, float32 data); ``copy`` False: ``fig``
+    was drawn for this call, and is styled in place."""
     height, wide = cap
     width = MAIN_TITLE_WIDTH if lecture and wide else TITLE_WIDTH[lecture]
-    fig = prepared(fig, LECTURE if lecture else NORMAL, width, height if lecture and height else None,
-                   copy=copy)
+    fig = prepared(fig, LECTURE if lecture else NORMAL, width, height if lecture and height else None, copy=copy)
+    if language is not None:
+        with_description(fig, str(language))
     return fig, single_precision(dark(fig, "rgba(0,0,0,0)") if dark_page else fig)
 
 
@@ -140,8 +145,16 @@ def _cap(main: bool | int, key: str) -> tuple[int, bool]:
     return max(MIN_MAIN_HEIGHT, (LECTURE_MAIN_HEIGHT if main is True else int(main)) - room_above(key)), main is True
 
 
+# plotly's mode bar, less the buttons a double click or a drag already gives (zoom in and out, autoscale): each
+# button is a stop of the Tab order, eight a chart before
+CHART_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["zoomIn2d", "zoomOut2d", "autoScale2d"]}
+
+
 def _chart(light, drawn, key: str) -> None:
-    st.plotly_chart(drawn, key=key, theme=None, config={"displaylogo": False})
+    # the figure in words, for a screen reader (visually hidden: base.css's .explorer-alt), just before the chart
+    st.html(f'<p class="explorer-alt" role="note">{html.escape(tr("ui.figure_alt"))} '
+            f'{html.escape(description(light))}</p>')
+    st.plotly_chart(drawn, key=key, theme=None, config=CHART_CONFIG)
     export_control(light, key)         # exports are light (slides, paper) unless the popover asks for dark
 
 
@@ -150,7 +163,7 @@ def show(fig, key: str, main: bool | int = False) -> None:
     in the lecture style when lecture mode is on, with an export control under it. In lecture mode the page's
     ``main`` figure is kept short enough to stay on screen with its controls (``main`` = a height in px, or
     True for ``LECTURE_MAIN_HEIGHT``)."""
-    _chart(*_styled(fig, lecture_mode(), _cap(main, key), dark_theme()), key)
+    _chart(*_styled(fig, lecture_mode(), _cap(main, key), dark_theme(), lang()), key)
 
 
 def show_spec(spec, data: dict | None = None, key: str | None = None, main: bool | int = False,
@@ -166,7 +179,8 @@ def show_spec(spec, data: dict | None = None, key: str | None = None, main: bool
     kept_as = figure_key(spec.lesson, spec.name, dict(data), dict(spec.marks), marks, str(language), lecture, cap,
                          dark_page) if spec.figure_def.cached else None
     light, drawn = DRAWN.get(kept_as,
-                             lambda: _styled(spec.draw(data, language, **marks), lecture, cap, dark_page, copy=False))
+                             lambda: _styled(spec.draw(data, language, **marks), lecture, cap, dark_page, language,
+                                             copy=False))
     if follow is not None:
         drawn = _following(spec, follow, drawn, kept_as, marks, language, lecture, cap, dark_page)
     _chart(light, drawn, key or spec.name)
@@ -187,7 +201,7 @@ def _following(spec, follow: Follow, drawn, kept_as, marks, language, lecture, c
             try:
                 at = follow.specs_at({**follow.values, follow.param.key: value})[spec.name]
                 figs[value] = _styled(at.draw(spec_data(at), language, **marks), lecture, cap, dark_page,
-                                      copy=False)[1].to_dict()
+                                      None, copy=False)[1].to_dict()
             except ValueError:          # a value the other settings rule out: no frame
                 continue
         changes = following.varying(list(figs.values())) if len(figs) > 1 else None
