@@ -31,7 +31,7 @@ for row in range(0, len(LESSONS), 3):
         with column.container(border=True, key=f"lesson-card-{lesson.name}"):   # the whole card is the link
             thumbnail = THUMBNAILS / f"{lesson.name}{'.dark' if dark else ''}.png"
             if thumbnail.is_file():
-                st.image(str(thumbnail), width="stretch")
+                st.image(str(thumbnail), width="stretch", alt=tr("home.thumbnail_alt", page=tr(f"page.{lesson.name}")))
             page_link(lesson, f"{LESSONS.index(lesson) + 1}. {tr(f'page.{lesson.name}')}")
             st.caption(tr(f"home.line.{lesson.name}"))
 publish([])                               # lecture mode, predict first and the language stay in the URL
