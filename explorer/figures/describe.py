@@ -32,12 +32,19 @@ def short(title: str, default: str) -> str:
     return name or default
 
 
-def _values(value) -> np.ndarray | None:
-    if value is None:
-        return None
+def data_array(value):
+    """A data array as numpy when a figure's dict holds it base64-encoded (``{"dtype", "bdata", "shape"}``, as
+    ``Figure.to_dict`` writes it); anything else as it is."""
     if isinstance(value, dict) and "bdata" in value:
         shape = [int(n) for n in str(value.get("shape", "-1")).split(",")]
         return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).reshape(shape)
+    return value
+
+
+def _values(value) -> np.ndarray | None:
+    value = data_array(value)
+    if value is None or isinstance(value, np.ndarray):
+        return value
     try:
         return np.asarray(value)
     except ValueError:                  # ragged

@@ -8,7 +8,6 @@ moves), reuses the finished figure instead of building it again with plotly (5-2
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import html
 import pickle
@@ -20,7 +19,7 @@ import pandas  # noqa: F401  (see below)
 import streamlit as st
 
 from ..figures.dark import dark
-from ..figures.describe import description, with_description
+from ..figures.describe import data_array, description, with_description
 from ..figures.files import MIME, image_formats_available, to_bytes
 from ..figures.style import LECTURE, NORMAL, prepared
 from . import follow as following
@@ -93,14 +92,6 @@ ARRAYS = ("x", "y", "z", "customdata")        # the trace properties that carry 
 SINGLE_RANGE = (1e-30, 1e30)                   # |values| float32 holds to 7 digits with room to spare
 
 
-def _array(value):
-    """A data array as numpy: a validated figure's dict holds it base64-encoded (``{"dtype", "bdata", "shape"}``)."""
-    if isinstance(value, dict) and "bdata" in value:
-        shape = [int(n) for n in str(value.get("shape", "-1")).split(",")]
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).reshape(shape)
-    return value
-
-
 def single_precision(fig) -> ReadyFigure:
     """``fig`` for the browser (a ``ReadyFigure``: its dict, built once), its float64 data arrays as float32: half
     the bytes, and 7 significant digits where a chart shows 3. A colour array (a heatmap's z, on a linear colour
@@ -109,7 +100,7 @@ def single_precision(fig) -> ReadyFigure:
     out = fig.to_dict()
     for trace in out["data"]:
         for name in ARRAYS:
-            value = _array(trace.get(name))
+            value = data_array(trace.get(name))
             if isinstance(value, np.ndarray) and value.dtype == np.float64:
                 if name == "z":
                     value = np.where(np.abs(value) < SINGLE_RANGE[0], 0.0, value)

@@ -9,6 +9,7 @@ import plotly
 import plotly.graph_objects as go
 from streamlit.testing.v1 import AppTest
 
+from explorer.figures.describe import data_array
 from explorer.lessons import live_training
 from explorer.ui import figure
 from explorer.ui.figure import DrawnFigures, figure_key, single_precision
@@ -86,7 +87,7 @@ def test_the_browser_gets_float32_where_it_holds_the_values_and_the_export_keeps
     fig = go.Figure([go.Scatter(x=x, y=np.exp(-x)), go.Scatter(x=x, y=np.array([1e-40, 1e-3, 1.0, 2.0, 3.0])),
                      go.Heatmap(z=np.array([[0.5, 1e-35], [1e-12, 0.25]]))])
     sent = single_precision(fig)
-    data = [{k: figure._array(v) for k, v in trace.items()} for trace in sent.to_dict()["data"]]
+    data = [{k: data_array(v) for k, v in trace.items()} for trace in sent.to_dict()["data"]]
     assert [t["x"].dtype for t in data[:2]] == [np.float32, np.float32]
     assert data[0]["y"].dtype == np.float32 and np.allclose(data[0]["y"], np.exp(-x), rtol=1e-7)
     assert data[1]["y"].dtype == np.float64 and data[1]["y"][0] == 1e-40          # a log axis's 1e-40 is kept
