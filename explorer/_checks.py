@@ -29,29 +29,41 @@ class UserError(ValueError):
 
 def as_tensor(value: Any, name: str, *, device: torch.device | None = None, ndim: int | None = None,
               dtype: torch.dtype | None = None) -> torch.Tensor:
-    """Turn a tensor, numpy array, list or scalar into a finite floating tensor.
+    """Turn a tensor, numpy array, pandas Series, list or scalar into a finite floating tensor.
 
-    A floating tensor keeps its dtype and device; a float64 numpy array becomes float64; anything
-    else (lists, integer arrays) becomes ``dtype``, by default torch's default dtype (float32).
-    ``device`` places non-tensor input.
+    The dtype follows the input, as numpy's would: a floating tensor keeps its dtype and device; a floating numpy
+    array or Series keeps its precision (float16, float32 or float64); a list or scalar of Python floats becomes
+    float64. ``dtype`` overrides that for input that is not already a floating array (a second argument that
+    follows the first, e.g. queries in the training data's dtype); integers become ``dtype``, by default torch's
+    default dtype (float32). ``device`` places non-tensor input. With ``ndim=1``, a column of shape (n, 1) is
+    read as its n values (one feature), and a scalar as one value.
+
+    >>> import numpy as np
+    >>> as_tensor([0.5, 1.5], "x").dtype, as_tensor(np.float32([1.0]), "x").dtype
+    (torch.float64, torch.float32)
+    >>> tuple(as_tensor(np.ones((3, 1)), "x", ndim=1).shape)
+    (3,)
     """
     import torch  # here, not at the top: the router and the landing page use this module without torch
 
     if isinstance(value, torch.Tensor):
         t = value if value.is_floating_point() else value.to(torch.get_default_dtype())
     else:
+        source = np.asarray(value)           # a Series or a list as numpy reads it (no copy of an array)
         try:
-            arr = np.asarray(value, dtype=np.float64)
+            arr = np.array(source, dtype=np.float64 if source.dtype.kind not in "f" else source.dtype)
         except (TypeError, ValueError):
             raise ValueError(f"{name} must be numbers (a list, numpy array or tensor).") from None
-        if isinstance(value, np.ndarray) and value.dtype in (np.float64, np.float32, np.float16):
-            target = torch.from_numpy(np.empty(0, dtype=value.dtype)).dtype
+        if source.dtype.kind == "f" and (hasattr(value, "dtype") or dtype is None):
+            target = torch.from_numpy(np.empty(0, dtype=arr.dtype)).dtype
         else:
             target = dtype or torch.get_default_dtype()
         t = torch.as_tensor(arr, dtype=target, device=device)
     if ndim is not None:
         if ndim == 1 and t.ndim == 0:
             t = t.reshape(1)
+        if ndim == 1 and t.ndim == 2 and t.shape[1] == 1:
+            t = t.reshape(-1)
         if t.ndim != ndim:
             raise ValueError(f"{name} must be {ndim}-dimensional, got shape {tuple(t.shape)}.")
     if t.numel() == 0:

@@ -12,7 +12,7 @@ import torch
 
 from ._checks import as_tensor, one_of, positive_number
 from .fastsum import kernel_sums
-from .kernels import Kernel, equivalent_bandwidth
+from .kernels import Kernel, equivalent_bandwidth, get_kernel
 from .regression import (
     FAST_MIN_CELLS,
     FAST_REFUSAL,
@@ -34,8 +34,9 @@ def loo_cv_scores(x, y, kernel: str = "gaussian", bandwidths=None, *, method: st
     x, y : array_like, shape (N,)
         The data; each point is predicted from all the others (the kernel matrix's diagonal is excluded).
     kernel : str
-    bandwidths : array_like
-        The bandwidths to score (each > 0).
+    bandwidths : array_like, optional
+        The bandwidths to score (each > 0). By default ``search_grid(x, kernel)``: the log grid that
+        ``select_bandwidth`` starts from.
     method : {"auto", "fast", "direct"}
         As in ``loo_predictions``.
 
@@ -49,9 +50,54 @@ def loo_cv_scores(x, y, kernel: str = "gaussian", bandwidths=None, *, method: st
     >>> x = [0.0, 1.0, 2.0, 3.0]; y = [0.0, 1.0, 2.0, 3.0]
     >>> loo_cv_scores(x, y, "boxcar", [0.5, 1.0]).tolist()        # h = 0.5: nobody has a neighbour
     [inf, 0.5]
+    >>> len(loo_cv_scores(x, y)) == len(search_grid(x))             # the default grid
+    True
     """
     kern, _, (xt, _xq, yt) = _inputs(x, x, y, kernel, 1.0)
-    return _loo_scores(kern, xt, yt, _bandwidth_list(bandwidths), _loo_method(method))
+    hs = _grid(kern, xt) if bandwidths is None else _bandwidth_list(bandwidths)
+    return _loo_scores(kern, xt, yt, hs, _loo_method(method))
+
+
+def search_grid(x, kernel: str = "gaussian") -> list[float]:
+    """The log-spaced bandwidths that the leave-one-out search starts from.
+
+    From 1/1000 of the data's range (for a compact kernel: from just above the largest distance between a point
+    and its nearest neighbour, below which some point has no neighbour) to twice the range, ``SEARCH_GRID``
+    values (48 for a compact kernel, 32 for a smooth one).
+
+    Parameters
+    ----------
+    x : array_like, shape (N,) or (N, 1)
+    kernel : str
+
+    Returns
+    -------
+    list of float
+        Increasing.
+
+    Examples
+    --------
+    >>> grid = search_grid([0.0, 1.0, 2.0, 4.0])
+    >>> len(grid), round(grid[0], 6), round(grid[-1], 6)
+    (32, 0.004, 8.0)
+    """
+    kern = get_kernel(kernel)
+    return _grid(kern, as_tensor(x, "x", ndim=1))
+
+
+def _range(kern: Kernel, xt: torch.Tensor) -> tuple[float, float]:
+    span = float(xt.max() - xt.min())
+    if span == 0:
+        raise ValueError("all x values are identical, so no bandwidth can be chosen: give x that vary.")
+    lo, hi = span * 1e-3, span * 2
+    if kern.compact:
+        lo = max(lo, _largest_nearest_gap(xt) * (1 + 1e-9))
+    return lo, hi
+
+
+def _grid(kern: Kernel, xt: torch.Tensor) -> list[float]:
+    lo, hi = _range(kern, xt)
+    return torch.logspace(math.log10(lo), math.log10(hi), SEARCH_GRID[kern.compact], dtype=torch.float64).tolist()
 
 
 def _loo_method(method: str) -> str:
@@ -60,8 +106,6 @@ def _loo_method(method: str) -> str:
 
 
 def _bandwidth_list(bandwidths) -> list[float]:
-    if bandwidths is None:
-        raise ValueError("bandwidths must be given: a list of numbers > 0.")
     values = bandwidths.tolist() if hasattr(bandwidths, "tolist") else list(bandwidths)
     if not values:
         raise ValueError("bandwidths is empty: give at least one bandwidth > 0.")
@@ -193,15 +237,10 @@ def select_bandwidth(x, y, kernel: str = "gaussian", bandwidths=None, *, method:
     if bandwidths is not None:
         hs = _bandwidth_list(bandwidths)
         return hs[int(torch.argmin(_loo_scores(kern, xt, yt, hs, method)))]
-    span = float(xt.max() - xt.min())
-    if span == 0:
-        raise ValueError("all x values are identical, so no bandwidth can be chosen: give x that vary.")
-    lo, hi = span * 1e-3, span * 2
-    if kern.compact:
-        lo = max(lo, _largest_nearest_gap(xt) * (1 + 1e-9))
+    lo, hi = _range(kern, xt)
     if kern.name == "boxcar" and xt.shape[0] * (xt.shape[0] - 1) // 2 <= EXACT_BOXCAR_PAIRS:
         return _boxcar_best(xt, yt, lo, hi)
-    grid = torch.logspace(math.log10(lo), math.log10(hi), SEARCH_GRID[kern.compact], dtype=torch.float64).tolist()
+    grid = _grid(kern, xt)
     scores = _loo_scores(kern, xt, yt, grid, method).tolist()
     seen = list(zip(scores, grid, strict=True))
     last = len(grid) - 1

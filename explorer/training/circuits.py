@@ -67,7 +67,7 @@ def ablate(model: TinyTransformer, inputs: torch.Tensor, heads: Iterable[tuple[i
     was_training = model.training
     model.eval()
     try:
-        with torch.no_grad():
+        with torch.inference_mode():
             out, _ = model(inputs, attn_mask, temperature=temperature,
                            ablations={layer: (tuple(hs), how) for layer, hs in by_layer.items()})
     finally:
@@ -138,7 +138,7 @@ def k_composition(model: TinyTransformer, earlier: tuple[int, int], later: tuple
 def head_importance(model: TinyTransformer, batch, loss_fn, how: str = "zero", temperature: float = 1.0) -> dict:
     """The loss on ``batch`` with each head switched off in turn, next to the intact loss:
     ``{"intact": loss, (layer, head): loss, ...}`` (``loss_fn(out, batch)``, e.g. a task's ``loss``)."""
-    with torch.no_grad():
+    with torch.inference_mode():
         result = {"intact": float(loss_fn(ablate(model, batch.inputs, [], how, batch.attn_mask, temperature), batch))}
         for layer in range(model.cfg.n_layers):
             for head in range(model.cfg.n_heads):

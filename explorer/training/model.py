@@ -181,7 +181,7 @@ class TinyTransformer(nn.Module):
         return self.head(self.ln_f(x)), weights
 
 
-@torch.no_grad()
+@torch.inference_mode()
 def generate(model: TinyTransformer, prompt: torch.Tensor, n_new: int, use_cache: bool = True,
              temperature: float = 1.0):
     """Greedy decoding of ``n_new`` tokens after ``prompt`` (B, T0) with a causal model.

@@ -12,6 +12,7 @@ import torch
 
 from .._checks import integer_in, one_of, positive_number
 from ..attention import entropy
+from ..device import get_device
 from ..i18n import Message
 from .model import ModelConfig, TinyTransformer
 from .tasks import Batch, Task, held_out_example, make_task
@@ -137,7 +138,7 @@ def head_scores(model, batch, temperature: float = 1.0) -> dict[str, float]:
     the trainer records them; the model is run in eval mode without gradients and left as it was."""
     was_training = model.training
     model.eval()
-    with torch.no_grad():
+    with torch.inference_mode():
         _, weights = model(batch.inputs, batch.attn_mask, temperature=temperature)
     model.train(was_training)
     return head_scores_steps([weights], [batch])[0]
@@ -219,7 +220,7 @@ class Trainer:
 
     def __init__(self, config: ModelConfig, task: Task, lr: float = 3e-3, warmup: int = 20,
                  schedule: str = "cosine", temperature_schedule: TemperatureSchedule | None = None,
-                 seed: int = 0, device: str | torch.device = "cpu", batch_size: int = 32,
+                 seed: int = 0, device: str | torch.device | None = None, batch_size: int = 32,
                  total_steps: int = 1000):
         one_of(schedule, SCHEDULES, "schedule")
         self.config, self.task, self.schedule = config, task, schedule
@@ -229,7 +230,7 @@ class Trainer:
         self.batch_size = integer_in(batch_size, "batch_size", 1, 4096)
         self.seed = integer_in(seed, "seed", 0, 2**31 - 1)
         self.temperature_schedule = temperature_schedule or TemperatureSchedule("constant", 1.0, 1.0)
-        self.device = torch.device(device)
+        self.device = get_device() if device is None else torch.device(device)
         self.model = self.initial_model()
         self.data_gen = torch.Generator().manual_seed(self.seed + 1)
         self.opt = torch.optim.AdamW(self.model.parameters(), lr=self.lr, weight_decay=0.01)
@@ -243,7 +244,8 @@ class Trainer:
         self._memo: dict = {}
 
     @classmethod
-    def for_task(cls, task: Task | str, seed: int = 0, device: str | torch.device = "cpu", **overrides) -> Trainer:
+    def for_task(cls, task: Task | str, seed: int = 0, device: str | torch.device | None = None,
+                 **overrides) -> Trainer:
         """A trainer with the task's own defaults (``task.defaults``: model size, sequence length, lr,
         warmup); ``overrides`` may set any of ``n_layers``, ``n_heads``, ``d_model``, ``with_mlp``, ``position``,
         ``seq_len``, ``lr``, ``warmup`` and the other ``Trainer`` arguments."""
@@ -366,7 +368,7 @@ class Trainer:
                 "lr": [learning_rate(k, self.lr, self.warmup, self.total_steps, self.schedule) for k in steps],
                 "temperature": [self.temperature_schedule.at(k, self.total_steps) for k in steps]}
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def attention_maps(self) -> list[torch.Tensor]:
         """Per layer, the (H, T, T) weights on the fixed held-out example, at the current temperature."""
         with self.lock:
@@ -374,7 +376,7 @@ class Trainer:
             _, weights = self.model(self.example.inputs, self.example.attn_mask, temperature=self.temperature)
         return [w[0].cpu() for w in weights]
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def example_predictions(self) -> dict[str, torch.Tensor]:
         """Inputs, targets, loss mask and the model's output on the held-out example (batch of 1)."""
         with self.lock:

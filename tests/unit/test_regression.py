@@ -1,6 +1,7 @@
 """Nadaraya-Watson against independent references: closed forms, a brute-force loop, numpy."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -102,7 +103,27 @@ def test_dtype_and_device_follow_the_input():
     x32 = torch.linspace(0, 1, 5)
     out = r.nadaraya_watson(x32, x32, x32)
     assert out.dtype == torch.float32 and out.device == x32.device
-    assert r.nw_weights([0.0, 0.5], [0.0, 1.0]).dtype == torch.float32
+    assert r.nw_weights([0.0, 0.5], [0.0, 1.0]).dtype == torch.float64      # Python floats: float64, as numpy
+    assert r.nw_weights([0, 1], [0, 1]).dtype == torch.float32                # integers: torch's default dtype
+    assert r.nadaraya_watson([0.5], x32, x32).dtype == torch.float32         # queries follow the training data
+
+
+@pytest.mark.parametrize("kind", ["list", "series", "series32", "column", "frame"])
+def test_a_list_series_or_column_gives_numpys_dtype_and_one_feature(kind):
+    pd = pytest.importorskip("pandas")
+    x = np.linspace(0, 1, 6)
+    given = {"list": x.tolist(), "series": pd.Series(x), "series32": pd.Series(x.astype(np.float32)),
+             "column": x[:, None], "frame": pd.DataFrame({"x": x})}[kind]
+    want = np.asarray(given).dtype                                  # what numpy makes of the input
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                              # a Series' read-only view used to warn
+        got = r.nadaraya_watson(given, given, given, "gaussian", 0.3)
+        h = bw.select_bandwidth(given, given, "gaussian", [0.1, 0.3])
+    assert str(got.dtype).removeprefix("torch.") == str(want) and tuple(got.shape) == (6,)
+    reference = r.nadaraya_watson(x, x, x, "gaussian", 0.3).numpy()
+    assert np.allclose(got.numpy(), reference, rtol=1e-5) and h in (0.1, 0.3)
+    with pytest.raises(ValueError, match="1-dimensional"):
+        r.nadaraya_watson(np.ones((6, 2)), x, x)                    # two columns are two features: refused
 
 
 def brute_force_loo(x, y, name, h):

@@ -18,7 +18,7 @@ from tests.conftest import ROOT
 PACKAGE = ROOT / "explorer"
 # an import inside a function is allowed only to keep torch or pandas off the first page, and says so
 # the last: the start-up thread loads the compute stack only when it runs
-DEFERRABLE = ("torch", "pandas", "explorer.ui.warmup")
+DEFERRABLE = ("torch", "pandas", "explorer.ui.warmup", "sklearn")
 
 
 def module_name(path: Path, root: Path) -> str:

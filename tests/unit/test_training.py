@@ -208,6 +208,27 @@ def test_kv_cache_gives_the_same_logits():
         generate(model(causal=False), prompt, 2)
 
 
+def test_evaluation_builds_no_autograd_graph_and_training_still_learns():
+    m = model(causal=True, seq_len=24, vocab=11)
+    prompt = torch.randint(0, 11, (2, 5), generator=torch.Generator().manual_seed(0))
+    _, logits = generate(m, prompt, 3)
+    assert logits.is_inference() and not logits.requires_grad          # torch.inference_mode, not only no_grad
+    trainer = Trainer.for_task("induction", seed=0)
+    maps = trainer.attention_maps()
+    assert all(w.is_inference() for w in maps)
+    first = trainer.step(1)[0]["loss"]
+    assert math.isfinite(first) and trainer.model.head.weight.grad is not None   # the training step has its graph
+
+
+def test_a_trainer_is_placed_where_get_device_says(monkeypatch):
+    monkeypatch.setenv("EXPLORER_DEVICE", "cpu")
+    assert Trainer.for_task("induction").device == torch.device("cpu")
+    assert Trainer.for_task("induction", device="cpu").model.head.weight.device.type == "cpu"
+    monkeypatch.setenv("EXPLORER_DEVICE", "tpu")
+    with pytest.raises(ValueError, match="EXPLORER_DEVICE"):                 # the default goes through get_device
+        Trainer.for_task("induction")
+
+
 @pytest.mark.parametrize("name", ["induction", "sort", "sine_icl"])
 def test_every_task_trains_a_few_steps(name):
     task = make_task(name)
