@@ -8,7 +8,7 @@ ADDRESS ?= 127.0.0.1
 PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run room dev test test-fast bench load serve-class chromium clean
+.PHONY: run room dev test test-fast docs bench load serve-class chromium clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (PYTHON=python3.11 make ...)")'
@@ -69,7 +69,7 @@ PYTEST := $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile
 test:
 	@$(MAKE) --no-print-directory -j2 -O $(VENV)/.dev-deps chromium
 	$(BIN)/ruff check .
-	CHROMIUM=$(CHROMIUM) REQUIRE_BROWSER=1 REQUIRE_REDIS=1 $(PYTEST) --durations=25
+	CHROMIUM=$(CHROMIUM) REQUIRE_BROWSER=1 REQUIRE_REDIS=1 $(PYTEST) --nbmake --durations=25
 
 # The edit loop: no browser (neither the app in Chromium nor PNG/SVG export through it) and no training to
 # convergence; every claim still swept, every page still run.
@@ -78,7 +78,13 @@ test-fast: $(VENV)/.dev-deps
 	$(PYTEST) -m "not e2e and not slow and not browser"
 
 clean:
-	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache
+	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache site
+
+# The documentation site (mkdocs.yml, docs/): built into site/ offline; --strict turns a broken link, a missing page
+# or an API reference that cannot be resolved into a failure (make test builds it too: tests/unit/test_docs.py).
+docs: $(VENV)/.dev-deps
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+	@echo "The site is in site/: open site/index.html"
 
 # Benchmarks: one table, every ratio measured in the same run (needs statsmodels, from requirements-dev).
 bench: $(VENV)/.dev-deps chromium

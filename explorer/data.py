@@ -27,6 +27,16 @@ MAX_POINTS = 20_000
 
 @dataclass(frozen=True)
 class Dataset:
+    """A dataset as the lessons use it: sorted ``x``, noisy ``y``, the noise-free ``true_fn`` (None for an upload),
+    the interval ``x_range`` x was drawn from, and a ``description`` in any UI language.
+
+    Examples
+    --------
+    >>> data = make_dataset("d2l", n=40, noise=1.0, seed=0)
+    >>> len(data.x), bool((data.x[1:] >= data.x[:-1]).all()), data.x_range
+    (40, True, (0.0, 5.0))
+    """
+
     name: str
     x: np.ndarray                                 # (N,) sorted inputs
     y: np.ndarray                                 # (N,) noisy targets
@@ -37,6 +47,16 @@ class Dataset:
 
 @dataclass(frozen=True)
 class DatasetSpec:
+    """A built-in dataset's recipe: its formula (LaTeX), noise-free function, x interval, default size and noise,
+    and three bandwidths that over-fit, fit well and over-smooth at those defaults (``DATASETS`` holds them).
+
+    Examples
+    --------
+    >>> spec = DATASETS["sine_mix"]
+    >>> spec.x_range, spec.default_n, spec.presets
+    ((-3.0, 3.0), 200, (0.01, 0.2, 5.0))
+    """
+
     name: str
     formula: str                                  # LaTeX
     true_fn: Callable[[np.ndarray], np.ndarray]
@@ -208,7 +228,14 @@ HUGE = 1e6                       # beyond this magnitude, values are standardise
 
 @dataclass(frozen=True)
 class CsvTable:
-    """A parsed CSV: its columns and which of them are numeric."""
+    """A parsed CSV: its columns and which of them are numeric (``read_csv`` makes it).
+
+    Examples
+    --------
+    >>> table = read_csv("x,y,label\\n0,1.5,a\\n1,2.5,b\\n".encode())
+    >>> table.numeric, len(table.frame)
+    (['x', 'y'], 2)
+    """
     frame: pd.DataFrame
     numeric: list[str]
     text: dict = field(default_factory=dict)      # numeric column -> rows that held text (read as missing)

@@ -17,6 +17,15 @@ def get_device() -> torch.device:
 
     ``EXPLORER_DEVICE=cpu`` or ``EXPLORER_DEVICE=cuda`` forces a choice; otherwise CUDA is used
     when torch can see a GPU.
+
+    Returns
+    -------
+    torch.device
+
+    Examples
+    --------
+    >>> get_device().type in ("cpu", "cuda")
+    True
     """
     wanted = os.environ.get("EXPLORER_DEVICE", "").strip().lower()
     if wanted:
@@ -29,7 +38,22 @@ def get_device() -> torch.device:
 
 
 def describe_device(device: torch.device | None = None) -> str:
-    """A short human-readable label, e.g. ``cpu`` or ``cuda (NVIDIA H200)``."""
+    """A short human-readable label, e.g. ``cpu`` or ``cuda (NVIDIA H200)``.
+
+    Parameters
+    ----------
+    device : torch.device, optional
+        By default ``get_device()``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> describe_device(torch.device("cpu"))
+    'cpu'
+    """
     device = device or get_device()
     if device.type == "cuda":
         return f"cuda ({torch.cuda.get_device_name(device)})"
@@ -40,7 +64,21 @@ def trainer_threads() -> int:
     """CPU threads for one session's training on a shared server: ``EXPLORER_TRAINER_THREADS`` when it is a whole
     number >= 1, else 1. Measured on 2 cores with another session browsing, the induction model trained at
     77 steps/s on one thread and 60 on two (alone: 120 and 147): two threads fight the other session for the
-    cores, and both get slower."""
+    cores, and both get slower.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["EXPLORER_TRAINER_THREADS"] = "3"; trainer_threads()
+    3
+    >>> os.environ["EXPLORER_TRAINER_THREADS"] = "many"; trainer_threads()      # not a whole number: 1
+    1
+    >>> del os.environ["EXPLORER_TRAINER_THREADS"]
+    """
     raw = os.environ.get("EXPLORER_TRAINER_THREADS", "").strip()
     return int(raw) if raw.isdigit() and int(raw) >= 1 else 1
 
@@ -50,6 +88,16 @@ def torch_threads(n: int) -> Iterator[None]:
     """Run the block with ``n`` intra-op threads on the calling thread (torch's OpenMP setting is per thread),
     then put the previous count back.
 
+    Parameters
+    ----------
+    n : int
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+
+    Examples
+    --------
     >>> with torch_threads(1):
     ...     torch.get_num_threads()
     1

@@ -18,6 +18,16 @@ from ._checks import one_of
 
 @dataclass(frozen=True)
 class Kernel:
+    """A kernel profile K(u) of u = (x - x_i)/h, with what the product knows about it (``KERNELS`` holds them).
+
+    Examples
+    --------
+    >>> import torch
+    >>> k = get_kernel("epanechnikov")
+    >>> k(torch.tensor([0.0, 0.5, 2.0])).tolist(), k.compact
+    ([1.0, 0.75, 0.0], True)
+    """
+
     name: str                      # key used everywhere (URLs, CLI, tests)
     latex: str                     # the profile K(u) as LaTeX
     profile: Callable[[torch.Tensor], torch.Tensor]

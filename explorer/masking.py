@@ -20,7 +20,25 @@ MASK_TYPES = ("causal", "padding", "causal + padding")
 
 
 def make_mask(kind: str, length: int, valid_length: int | None = None) -> torch.Tensor:
-    """An (L, L) mask: causal, padding (keys past ``valid_length`` hidden), or both."""
+    """An (L, L) boolean mask, True where a query may attend to a key.
+
+    Parameters
+    ----------
+    kind : {"causal", "padding", "causal + padding"}
+    length : int
+        L, from 1 to 4096.
+    valid_length : int, optional
+        Keys at positions >= ``valid_length`` are padding (default: none are).
+
+    Returns
+    -------
+    torch.Tensor, shape (L, L), bool
+
+    Examples
+    --------
+    >>> make_mask("causal + padding", 4, valid_length=3).int().tolist()
+    [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 0]]
+    """
     one_of(kind, MASK_TYPES, "mask type")
     length = integer_in(length, "sequence length", 1, 4096)
     valid = length if valid_length is None else integer_in(valid_length, "valid length", 0, length)
@@ -30,7 +48,28 @@ def make_mask(kind: str, length: int, valid_length: int | None = None) -> torch.
 
 
 def example(length: int = 8, d: int = 16, seed: int = 0, dv: int = 4):
-    """Seeded q, k, v with iid N(0, 1) entries, float64."""
+    """Seeded q, k, v with iid N(0, 1) entries, float64.
+
+    Parameters
+    ----------
+    length : int
+        L, the number of positions.
+    d : int
+        The dimension of q and k.
+    seed : int
+    dv : int
+        The dimension of v.
+
+    Returns
+    -------
+    (q, k, v) : tuple of torch.Tensor, shapes (L, d), (L, d), (L, dv)
+
+    Examples
+    --------
+    >>> q, k, v = example(6, d=8, seed=0)
+    >>> tuple(q.shape), tuple(v.shape), q.dtype
+    ((6, 8), (6, 4), torch.float64)
+    """
     length = integer_in(length, "sequence length", 1, 4096)
     d = integer_in(d, "d", 1, 4096)
     gen = torch.Generator().manual_seed(integer_in(seed, "seed", 0, 2**31 - 1))
@@ -42,7 +81,28 @@ def _logits(q, k):
 
 
 def all_modes(q, k, v, mask) -> dict[str, dict[str, torch.Tensor]]:
-    """Weights, outputs, row sums and output norms of every mode."""
+    """Weights, outputs, row sums and output norms of every masking mode (``explorer.attention.MASK_MODES``).
+
+    Parameters
+    ----------
+    q, k, v : torch.Tensor
+        (L, d), (L, d), (L, dv).
+    mask : torch.Tensor, shape (L, L), bool
+
+    Returns
+    -------
+    dict
+        mode -> {"weights", "output", "row_sum", "output_norm"}.
+
+    Examples
+    --------
+    >>> q, k, v = example(6, seed=0)
+    >>> modes = all_modes(q, k, v, make_mask("causal", 6))
+    >>> bool(modes["pre"]["row_sum"].sub(1).abs().max() < 1e-12)       # masked before the softmax: rows sum to 1
+    True
+    >>> bool((modes["post"]["row_sum"] < 1 - 1e-3).any())              # zeroed after it: mass is lost
+    True
+    """
     out = {}
     for mode in A.MASK_MODES:
         o, w = A.masked_attention(q, k, v, mask, mode)
@@ -56,7 +116,31 @@ LEAK_CHANNELS = ("both", "key", "value")
 def leakage(q, k, v, mask, position: int | None = None, size: float = 5.0, channel: str = "both") -> pd.Series:
     """Largest change in the outputs of queries that may NOT see key ``position`` when that position's
     key, value or both (``channel``) are perturbed by ``size`` (default: the last position). Zero means
-    no leak through that channel."""
+    no leak through that channel.
+
+    Parameters
+    ----------
+    q, k, v : torch.Tensor
+        (L, d), (L, d), (L, dv).
+    mask : torch.Tensor, shape (L, L), bool
+    position : int, optional
+        The key to perturb (default: the last).
+    size : float
+        How much is added to its key and/or value.
+    channel : {"both", "key", "value"}
+
+    Returns
+    -------
+    pandas.Series
+        mode -> the largest output change among the queries that may not see ``position``.
+
+    Examples
+    --------
+    >>> q, k, v = example(6, seed=0)
+    >>> leaks = leakage(q, k, v, make_mask("causal", 6), channel="key")
+    >>> float(leaks["pre"]), bool(leaks["post"] > 0.01)      # zeroing after the softmax leaks through the normaliser
+    (0.0, True)
+    """
     import pandas as pd  # pandas: kept off the first page's imports (cold start)
     one_of(channel, LEAK_CHANNELS, "channel")
     return pd.Series(_leaks(q, k, v, mask, (channel,), position, size)[channel], name="max_output_change")
@@ -84,7 +168,29 @@ def _leaks(q, k, v, mask, channels, position: int | None = None, size: float = 5
 
 
 def gradients(q, k, v, mask, seed: int = 1) -> dict[str, torch.Tensor]:
-    """d(loss)/d(logits) per mode for the fixed loss sum(output * G), G ~ N(0, 1) seeded."""
+    """d(loss)/d(logits) per mode for the fixed loss sum(output * G), G ~ N(0, 1) seeded.
+
+    Parameters
+    ----------
+    q, k, v : torch.Tensor
+        (L, d), (L, d), (L, dv).
+    mask : torch.Tensor, shape (L, L), bool
+    seed : int
+        Seeds G.
+
+    Returns
+    -------
+    dict
+        mode -> (L, L) gradient with respect to the logits.
+
+    Examples
+    --------
+    >>> q, k, v = example(6, seed=0)
+    >>> mask = make_mask("causal", 6)
+    >>> grads = gradients(q, k, v, mask)
+    >>> float(grads["pre"][~mask].abs().max()), bool(grads["post"][~mask].abs().max() > 0)
+    (0.0, True)
+    """
     gen = torch.Generator().manual_seed(seed)
     g = torch.randn(q.shape[0], v.shape[1], generator=gen, dtype=q.dtype)
     grads = {}
@@ -97,8 +203,29 @@ def gradients(q, k, v, mask, seed: int = 1) -> dict[str, torch.Tensor]:
 
 
 def report(q, k, v, mask, results: dict | None = None, grads: dict | None = None) -> pd.DataFrame:
-    """One row per mode: the numbers behind each verdict on the Masking page. ``results`` / ``grads``: this
-    example's ``all_modes`` / ``gradients``, when computed already (the page draws them too)."""
+    """One row per mode: the numbers behind each verdict on the Masking page.
+
+    Parameters
+    ----------
+    q, k, v : torch.Tensor
+        (L, d), (L, d), (L, dv).
+    mask : torch.Tensor, shape (L, L), bool
+    results, grads : dict, optional
+        This example's ``all_modes`` / ``gradients``, when computed already (the page draws them too).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``mode``, ``max_diff_vs_sdpa`` (against torch's SDPA), row sums, ``mass_on_masked``, the leaks
+        through key, value and both, ``grad_on_masked`` and ``grad_diff_vs_pre``.
+
+    Examples
+    --------
+    >>> q, k, v = example(6, seed=0)
+    >>> table = report(q, k, v, make_mask("causal", 6)).set_index("mode")
+    >>> bool(table.loc["pre", "max_diff_vs_sdpa"] < 1e-12), float(table.loc["pre", "leak"])
+    (True, 0.0)
+    """
     import pandas as pd  # pandas: kept off the first page's imports (cold start)
     results = all_modes(q, k, v, mask) if results is None else results
     ref = F.scaled_dot_product_attention(q[None], k[None], v[None], attn_mask=mask[None])[0]
@@ -127,7 +254,25 @@ def report(q, k, v, mask, results: dict | None = None, grads: dict | None = None
 
 def renorm_underflow(length: int = 8, gap: float = 120.0, dtype=torch.float32) -> dict[str, float]:
     """Why "post_renorm" is fragile: when the masked logits exceed the allowed ones by ``gap``, the
-    allowed softmax values underflow to 0 before renormalising. Returns the row sums of each mode."""
+    allowed softmax values underflow to 0 before renormalising.
+
+    Parameters
+    ----------
+    length : int
+    gap : float
+        How far the masked logits lie above the allowed ones.
+    dtype : torch.dtype
+
+    Returns
+    -------
+    dict
+        The first row's sum under ``pre`` and ``post_renorm``.
+
+    Examples
+    --------
+    >>> renorm_underflow(gap=120.0)                 # exp(-120) underflows in float32: nothing left to renormalise
+    {'pre': 1.0, 'post_renorm': 0.0}
+    """
     logits = torch.zeros(length, length, dtype=dtype)
     mask = A.causal_mask(length)
     logits[~mask] = gap

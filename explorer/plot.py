@@ -1,13 +1,15 @@
 """One-line figures for notebooks: the same styled plotly figures the lessons draw, keyword arguments only.
 
+Each figure is a ``plotly.graph_objects.Figure``: show it by leaving it last in a cell, change it with plotly's own
+methods, save it with ``fig.write_html`` or ``explorer.figures.files.to_bytes``. ``offline_html()`` makes the
+figures of a notebook survive ``jupyter nbconvert --to html`` with the network off.
+
+Examples
+--------
 >>> from explorer import plot
 >>> fig = plot.fit(x=[0.0, 1.0, 2.0, 3.0], y=[0.0, 1.0, 0.0, 1.0], bandwidth=[0.3, 1.0])
 >>> [trace.name for trace in fig.data]
 ['training points', 'h = 0.3', 'h = 1']
-
-Each figure is a ``plotly.graph_objects.Figure``: show it by leaving it last in a cell, change it with plotly's own
-methods, save it with ``fig.write_html`` or ``explorer.figures.files.to_bytes``. ``offline_html()`` makes the
-figures of a notebook survive ``jupyter nbconvert --to html`` with the network off.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from . import lessons
 from .figures.common import heatmap
 from .figures.describe import with_description
 from .figures.regression import fit_figure, kernel_shapes_figure
-from .figures.style import LECTURE, NORMAL, restyle
+from .figures.style import LECTURE, restyle
 from .figures.training import attention_maps_figure, entropy_figure
 from .i18n import t
 from .kernels import KERNELS
@@ -113,7 +115,8 @@ def attention(*, weights, queries: Sequence | None = None, keys: Sequence | None
     z = np.asarray(weights.detach().cpu() if hasattr(weights, "detach") else weights, dtype=float)
     if z.ndim != 2:
         raise ValueError(f"weights must be a 2-dimensional (queries x keys) matrix, got shape {z.shape}.")
-    fig = heatmap(z, keys, queries, t("fig.attention_title", lang) if title is None else title, t("fig.key", lang), t("fig.query", lang),
+    title = t("fig.attention_title", lang) if title is None else title
+    fig = heatmap(z, keys, queries, title, t("fig.key", lang), t("fig.query", lang),
                   colorbar_title=t("fig.weight", lang), lang=lang)
     return _finish(fig, lang, lecture)
 

@@ -68,7 +68,25 @@ def sinusoidal(length: int, d: int, base: float = 10000.0, dtype: torch.dtype = 
 
 
 def rope_angles(positions: torch.Tensor, d: int, base: float = 10000.0) -> torch.Tensor:
-    """The rotation angles of RoPE: ``positions[:, None] · base^(-2k/d)``, shape (T, d/2), float64."""
+    """The rotation angles of RoPE: ``positions[:, None] · base^(-2k/d)``.
+
+    Parameters
+    ----------
+    positions : torch.Tensor, shape (T,)
+    d : int
+        The head dimension (one angle per pair of dimensions).
+    base : float
+
+    Returns
+    -------
+    torch.Tensor, shape (T, d/2), float64
+
+    Examples
+    --------
+    >>> import torch
+    >>> rope_angles(torch.tensor([0, 1, 2]), 4, base=100.0).tolist()     # frequencies 1 and 100^(-1/2)
+    [[0.0, 0.0], [1.0, 0.1], [2.0, 0.2]]
+    """
     return positions.to(torch.float64)[:, None] * _frequencies(d, base)[None, :]
 
 
@@ -121,6 +139,15 @@ def rope(x: torch.Tensor, positions: torch.Tensor | None = None, base: float = 1
 def alibi_slopes(n_heads: int) -> torch.Tensor:
     """Each head's ALiBi slope m_h (Press et al. 2022): ``2^(-8h/H)`` for h = 1 .. H when H is a power of two; else
     the slopes of the power of two just below H, then every other slope of twice that many heads (their rule).
+
+    Parameters
+    ----------
+    n_heads : int
+        H, from 1 to 4096.
+
+    Returns
+    -------
+    torch.Tensor, shape (H,), float64
 
     Examples
     --------

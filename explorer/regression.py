@@ -27,6 +27,9 @@ from .fastsum import FAST_KERNELS, kernel_sums
 from .kernels import Kernel, get_kernel
 from .streaming import _CHUNK_CELLS, _dense_scores, _nearest, _normalise, _nw_streaming, _scores
 
+__all__ = ["FAST_MIN_CELLS", "MAX_DENSE_CELLS", "METHODS", "defined_mse", "nadaraya_watson", "nadaraya_watson_loop",
+           "nw_weights"]
+
 MAX_DENSE_CELLS = 25_000_000   # nw_weights refuses M x N above this (100 MB of float32 per copy)
 
 

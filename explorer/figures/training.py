@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..i18n import t
-from ..training.trainer import metric_key
+from ..training.heads import metric_key
 from . import common
 from .common import heatmap_grid, lines
 from .style import NORMAL, PALETTE, Line, Style, figure, line_trace, log_ticks, series_look

@@ -21,8 +21,6 @@ from ..efficient import (
     linear_attention,
     linear_attention_masked,
     linear_attention_states,
-    online_softmax,
-    online_softmax_attention,
     random_feature_map,
 )
 from ..figures import common
@@ -31,6 +29,7 @@ from ..figures.answer import mark_answer
 from ..figures.style import NORMAL, PALETTE, line_trace
 from ..figures.style import figure as styled_figure
 from ..i18n import Message, t
+from ..online import online_softmax, online_softmax_attention
 from ..regression import nadaraya_watson, nw_weights
 from .base import Question, Say, figure_table, flatten, says, specs
 from .kernel_regression import upload_axes

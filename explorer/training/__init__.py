@@ -1,25 +1,20 @@
 """A tiny transformer, toy tasks and a trainer that records per-head attention metrics."""
 
 from .circuits import ablate, copying_score, head_importance, k_composition, ov_circuit, qk_circuit
-from .model import ModelConfig, TinyTransformer, generate
-from .tasks import TASKS, Batch, Task, TaskDefaults, make_task
-from .trainer import (
+from .heads import (
     COLLAPSE_NATS,
     COLLAPSE_STEPS,
-    SCHEDULES,
-    TEMPERATURE_SCHEDULES,
-    TemperatureSchedule,
-    Trainer,
-    diverged,
     head_metrics,
     head_metrics_steps,
     head_scores,
     head_scores_steps,
     head_warnings,
-    learning_rate,
     metric_key,
     uniform_scores,
 )
+from .model import ModelConfig, TinyTransformer, generate
+from .tasks import TASKS, Batch, Task, TaskDefaults, make_task
+from .trainer import SCHEDULES, TEMPERATURE_SCHEDULES, TemperatureSchedule, Trainer, diverged, learning_rate
 
 __all__ = [
     "COLLAPSE_NATS",

@@ -94,7 +94,26 @@ def _embedding(model: TinyTransformer) -> torch.Tensor:
 
 
 def qk_circuit(model: TinyTransformer, layer: int, head: int) -> np.ndarray:
-    """(vocab, vocab): the attention logit (before 1/√D) a query token i gives a key token j, ``W_E W_Qᵀ W_K W_Eᵀ``."""
+    """(vocab, vocab): the attention logit (before 1/√D) a query token i gives a key token j, ``W_E W_Qᵀ W_K W_Eᵀ``.
+
+    Parameters
+    ----------
+    model : TinyTransformer
+        With token inputs.
+    layer, head : int
+
+    Returns
+    -------
+    numpy.ndarray, shape (vocab, vocab)
+
+    Examples
+    --------
+    >>> import torch
+    >>> from explorer.training import ModelConfig, TinyTransformer
+    >>> model = TinyTransformer(ModelConfig(n_layers=2, n_heads=2)).init_weights(torch.Generator().manual_seed(0))
+    >>> qk_circuit(model, 1, 0).shape
+    (16, 16)
+    """
     wq, wk, _, _ = _head_matrices(model, layer, head)
     e = _embedding(model)
     return ((e @ wq.T) @ (wk @ e.T)).numpy()
@@ -102,7 +121,25 @@ def qk_circuit(model: TinyTransformer, layer: int, head: int) -> np.ndarray:
 
 def ov_circuit(model: TinyTransformer, layer: int, head: int) -> np.ndarray:
     """(vocab, vocab): column j = the output logits the head writes when it attends to token j,
-    ``W_U W_O W_V W_Eᵀ``."""
+    ``W_U W_O W_V W_Eᵀ``.
+
+    Parameters
+    ----------
+    model : TinyTransformer
+    layer, head : int
+
+    Returns
+    -------
+    numpy.ndarray, shape (out_size, vocab)
+
+    Examples
+    --------
+    >>> import torch
+    >>> from explorer.training import ModelConfig, TinyTransformer
+    >>> model = TinyTransformer(ModelConfig(n_layers=2, n_heads=2)).init_weights(torch.Generator().manual_seed(0))
+    >>> ov_circuit(model, 0, 1).shape
+    (16, 16)
+    """
     _, _, wv, wo = _head_matrices(model, layer, head)
     e, wu = _embedding(model), model.head.weight.detach().double()  # W_U (out_size, C)
     return (wu @ wo @ wv @ e.T).numpy()
@@ -111,6 +148,14 @@ def ov_circuit(model: TinyTransformer, layer: int, head: int) -> np.ndarray:
 def copying_score(matrix: np.ndarray) -> float:
     """Σλ / Σ|λ| over the eigenvalues of a square matrix: 1 when it copies (a positive multiple of the identity),
     -1 for a negative multiple, near 0 for no preference.
+
+    Parameters
+    ----------
+    matrix : array_like, shape (n, n)
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -125,7 +170,26 @@ def copying_score(matrix: np.ndarray) -> float:
 def k_composition(model: TinyTransformer, earlier: tuple[int, int], later: tuple[int, int]) -> float:
     """How much the keys of head ``later`` read what head ``earlier`` writes:
     ``‖W_QK W_OV‖_F / (‖W_QK‖_F ‖W_OV‖_F)`` with ``W_QK = W_Qᵀ W_K`` of the later head and ``W_OV = W_O W_V`` of
-    the earlier one (both C × C), between 0 and 1."""
+    the earlier one (both C × C), between 0 and 1.
+
+    Parameters
+    ----------
+    model : TinyTransformer
+    earlier, later : (int, int)
+        (layer, head) pairs, ``earlier`` in a lower layer.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import torch
+    >>> from explorer.training import ModelConfig, TinyTransformer
+    >>> model = TinyTransformer(ModelConfig(n_layers=2, n_heads=2)).init_weights(torch.Generator().manual_seed(0))
+    >>> 0 <= k_composition(model, (0, 1), (1, 0)) <= 1
+    True
+    """
     if earlier[0] >= later[0]:
         raise ValueError("the earlier head must be in an earlier layer than the later one.")
     wq, wk, _, _ = _head_matrices(model, *later)
@@ -137,7 +201,31 @@ def k_composition(model: TinyTransformer, earlier: tuple[int, int], later: tuple
 
 def head_importance(model: TinyTransformer, batch, loss_fn, how: str = "zero", temperature: float = 1.0) -> dict:
     """The loss on ``batch`` with each head switched off in turn, next to the intact loss:
-    ``{"intact": loss, (layer, head): loss, ...}`` (``loss_fn(out, batch)``, e.g. a task's ``loss``)."""
+    ``{"intact": loss, (layer, head): loss, ...}`` (``loss_fn(out, batch)``, e.g. a task's ``loss``).
+
+    Parameters
+    ----------
+    model : TinyTransformer
+    batch : Batch
+    loss_fn : callable
+        ``loss_fn(out, batch)`` -> a scalar tensor.
+    how : {"zero", "mean"}
+        As in ``ablate``.
+    temperature : float
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import torch
+    >>> from explorer.training import Trainer
+    >>> trainer = Trainer.for_task("induction", seed=0)
+    >>> batch = trainer.task.batch(8, torch.Generator().manual_seed(0))
+    >>> sorted(head_importance(trainer.model, batch, trainer.task.loss), key=str)[:3]
+    [(0, 0), (0, 1), (1, 0)]
+    """
     with torch.inference_mode():
         result = {"intact": float(loss_fn(ablate(model, batch.inputs, [], how, batch.attn_mask, temperature), batch))}
         for layer in range(model.cfg.n_layers):

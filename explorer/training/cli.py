@@ -30,8 +30,8 @@ from .. import incontext
 from ..cli import Parser, progress
 from . import TASKS, Trainer, make_task
 from .circuits import copying_score, head_importance, k_composition, ov_circuit
+from .heads import head_scores, metric_key
 from .model import POSITIONS
-from .trainer import head_scores, metric_key
 
 
 def _parser() -> Parser:

@@ -32,6 +32,19 @@ POSITIONS = ("none", "learned", "sinusoidal", "rope", "alibi")
 
 @dataclass(frozen=True)
 class ModelConfig:
+    """The shape of a ``TinyTransformer``; every field is checked when the config is made.
+
+    Examples
+    --------
+    >>> cfg = ModelConfig(n_layers=2, n_heads=4, d_model=64, causal=True, position="rope")
+    >>> cfg.d_model // cfg.n_heads                # each head's dimension
+    16
+    >>> ModelConfig(d_model=64, n_heads=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: d_model (64) must be a multiple of n_heads (3).
+    """
+
     vocab: int = 16              # number of token ids (ignored when input_dim > 0)
     seq_len: int = 16            # longest sequence the position table covers
     n_layers: int = 1            # 1 to 4
@@ -133,6 +146,29 @@ class Block(nn.Module):
 
 
 class TinyTransformer(nn.Module):
+    """A small pre-norm transformer whose attention weights are returned with its output.
+
+    ``model(inputs, attn_mask=None, temperature=1.0)`` returns ``(out, weights)``: ``out`` (B, T, vocab) logits, or
+    (B, T, n_outputs) for a regression, and ``weights`` one (B, H, T, T) tensor per layer, masked before the softmax
+    (``explorer.attention.masked_weights``). ``init_weights(generator)`` gives seeded weights without touching
+    torch's global random state.
+
+    Parameters
+    ----------
+    cfg : ModelConfig
+
+    Examples
+    --------
+    >>> import torch
+    >>> model = TinyTransformer(ModelConfig(n_layers=2, n_heads=2, causal=True)).init_weights(
+    ...     torch.Generator().manual_seed(0))
+    >>> out, weights = model(torch.zeros(3, 10, dtype=torch.long))
+    >>> tuple(out.shape), [tuple(w.shape) for w in weights]
+    ((3, 10, 16), [(3, 2, 10, 10), (3, 2, 10, 10)])
+    >>> bool(weights[0][0, 0, 0, 1:].eq(0).all())       # causal: the first position sees only itself
+    True
+    """
+
     def __init__(self, cfg: ModelConfig):
         super().__init__()
         self.cfg = cfg
@@ -184,12 +220,35 @@ class TinyTransformer(nn.Module):
 @torch.inference_mode()
 def generate(model: TinyTransformer, prompt: torch.Tensor, n_new: int, use_cache: bool = True,
              temperature: float = 1.0):
-    """Greedy decoding of ``n_new`` tokens after ``prompt`` (B, T0) with a causal model.
+    """Greedy decoding of ``n_new`` tokens after ``prompt`` with a causal model, under ``torch.inference_mode()``.
 
-    Returns ``(tokens, step_logits)``: tokens (B, T0 + n_new) and the logits that chose each new token,
-    (B, n_new, vocab). With ``use_cache`` each step feeds only the newest token and reuses the keys and
-    values of earlier positions; without it each step recomputes the whole sequence. Both give the same
-    logits up to rounding.
+    With ``use_cache`` each step feeds only the newest token and reuses the keys and values of earlier positions;
+    without it each step recomputes the whole sequence. Both give the same logits up to rounding.
+
+    Parameters
+    ----------
+    model : TinyTransformer
+        A causal one (``ModelConfig(causal=True)``).
+    prompt : torch.Tensor, shape (B, T0)
+        Token ids.
+    n_new : int
+        Tokens to add; T0 + n_new may not exceed ``model.cfg.seq_len``.
+    use_cache : bool
+    temperature : float
+        Divides the attention logits, as in training.
+
+    Returns
+    -------
+    (tokens, step_logits) : (torch.Tensor (B, T0 + n_new), torch.Tensor (B, n_new, vocab))
+        The prompt with the new tokens, and the logits that chose each new token.
+
+    Examples
+    --------
+    >>> import torch
+    >>> model = TinyTransformer(ModelConfig(causal=True, seq_len=12)).init_weights(torch.Generator().manual_seed(0))
+    >>> tokens, logits = generate(model, torch.tensor([[1, 2, 3]]), 4)
+    >>> tuple(tokens.shape), tuple(logits.shape), bool(tokens[0, :3].eq(torch.tensor([1, 2, 3])).all())
+    ((1, 7), (1, 4, 16), True)
     """
     if not model.cfg.causal:
         raise ValueError("generate needs a causal model (ModelConfig(causal=True)).")

@@ -16,8 +16,8 @@ import torch
 from ..bandwidth import select_bandwidth
 from ..regression import nadaraya_watson
 from .circuits import ablate, copying_score, head_importance, k_composition, ov_circuit, qk_circuit
+from .heads import uniform_scores
 from .model import generate
-from .trainer import uniform_scores
 
 EVAL_SEED, EVAL_SIZE = 2024, 128        # one fixed evaluation batch per model (the page's tables and the tests)
 

@@ -18,6 +18,18 @@ from .model import ModelConfig
 
 @dataclass
 class Batch:
+    """One batch of a task: ``inputs`` (B, T) token ids or (B, T, features), ``targets``, the ``loss_mask`` of
+    positions scored, the ``attn_mask`` the model applies (None: the task's causal or full mask), and for induction
+    the rows its head scores average. ``batch.to(device)`` moves every tensor.
+
+    Examples
+    --------
+    >>> import torch
+    >>> batch = make_task("reverse").batch(4, torch.Generator().manual_seed(0))
+    >>> tuple(batch.inputs.shape), tuple(batch.targets.shape), batch.loss_mask.dtype
+    ((4, 12), (4, 12), torch.bool)
+    """
+
     inputs: torch.Tensor
     targets: torch.Tensor
     loss_mask: torch.Tensor
@@ -33,7 +45,14 @@ class Batch:
 @dataclass(frozen=True)
 class TaskDefaults:
     """The settings a task trains well with: what the page loads when the task is picked and what
-    ``python -m explorer.train --task NAME`` uses."""
+    ``python -m explorer.train --task NAME`` uses.
+
+    Examples
+    --------
+    >>> d = make_task("induction").defaults
+    >>> d.n_layers, d.seq_len
+    (2, 32)
+    """
     n_layers: int = 1
     n_heads: int = 2
     d_model: int = 64
@@ -46,7 +65,23 @@ class TaskDefaults:
 
 class Task:
     """A toy task; its description for people is UI text (``task.<name>`` and ``watch.<name>`` in
-    explorer/text/live_training.toml)."""
+    explorer/text/live_training.toml).
+
+    ``batch(size, generator)`` draws a seeded ``Batch``; ``loss(out, batch)`` and ``accuracy(out, batch)`` score a
+    model's output on it; ``model_config(**overrides)`` is a ``ModelConfig`` for the task; ``defaults`` holds the
+    settings it trains well with, and ``entropy_ceiling()`` the entropy of uniform attention under its mask.
+
+    Examples
+    --------
+    >>> import torch
+    >>> task = make_task("induction")
+    >>> task.causal, task.model_config().n_layers
+    (True, 2)
+    >>> batch = task.batch(8, torch.Generator().manual_seed(0))
+    >>> out = torch.zeros(8, task.seq_len, task.vocab)       # uniform logits: the loss is log(vocab)
+    >>> task.vocab, round(float(task.loss(out, batch)), 4)
+    (64, 4.1589)
+    """
 
     name = ""
     causal = False
@@ -210,7 +245,25 @@ TASKS: dict[str, type[Task]] = {t.name: t for t in (Reverse, Induction, Sort, Si
 
 
 def make_task(name: str, seq_len: int | None = None, vocab: int | None = None) -> Task:
-    """The task ``name`` at ``seq_len`` (default: the task's own) and ``vocab`` (default: the task's own)."""
+    """The task ``name`` at ``seq_len`` (default: the task's own) and ``vocab`` (default: the task's own).
+
+    Parameters
+    ----------
+    name : str
+        One of ``TASKS``: reverse, induction, sort, sine_icl.
+    seq_len : int, optional
+    vocab : int, optional
+
+    Returns
+    -------
+    Task
+
+    Examples
+    --------
+    >>> task = make_task("sort", seq_len=8)
+    >>> task.name, task.seq_len, task.causal
+    ('sort', 8, False)
+    """
     one_of(name, TASKS, "task")
     cls = TASKS[name]
     return cls(seq_len) if vocab is None else cls(seq_len, vocab)

@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -84,6 +85,18 @@ class WatchedBrowser:
         page = context.new_page()
         page.on("close", lambda _: context.close())
         return page
+
+    def offline_context(self, **kwargs):
+        """A context with the network off, for pages that are not the app's (an exported notebook): every http(s) or
+        websocket request is refused, and listed in the second item returned."""
+        context = self._browser.new_context(**kwargs)
+        refused: list[str] = []
+
+        def refuse(route):
+            refused.append(route.request.url)
+            route.abort()
+        context.route(re.compile(r"^(https?|wss?)://"), refuse)
+        return context, refused
 
     def __getattr__(self, name):
         return getattr(self._browser, name)

@@ -10,10 +10,11 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from explorer.data import DATASETS, dataset_arrays
-from explorer.efficient import linear_attention, online_softmax_attention, random_feature_map
+from explorer.efficient import linear_attention, random_feature_map
 from explorer.i18n import t
 from explorer.lessons import efficient_attention as C
 from explorer.lessons.shared import DATASET, NOISE, N, data_of
+from explorer.online import online_softmax_attention
 from tests.lessons.sweep import SEEDS, checks, ends
 
 DATA = dataset_arrays("sine_mix", 200, 0.3, 0)          # the page's default dataset
@@ -217,7 +218,7 @@ def test_cost_text_structure_flops_and_memory():
 ONLINE_PEAK = r"""
 import json, sys, tempfile, torch
 from torch.profiler import ProfilerActivity, profile
-from explorer.efficient import online_softmax_attention
+from explorer.online import online_softmax_attention
 g = torch.Generator().manual_seed(0)
 q, k, v = (torch.randn(8192, 64, generator=g) for _ in range(3))
 online_softmax_attention(q[:64], k[:64], v[:64], 32, record=False)

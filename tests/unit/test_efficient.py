@@ -14,10 +14,9 @@ from explorer.efficient import (
     linear_attention,
     linear_attention_masked,
     linear_attention_states,
-    online_softmax,
-    online_softmax_attention,
     random_feature_map,
 )
+from explorer.online import online_softmax, online_softmax_attention
 
 D64 = torch.float64
 

@@ -1,5 +1,5 @@
-"""What the README promises a notebook user: the names it lists exist where it says, and ``import explorer`` gives
-its submodules without importing each one."""
+"""What the README and the documentation promise a notebook user: the names they give exist where they say, and
+``import explorer`` gives its submodules without importing each one."""
 
 import importlib
 import re
@@ -11,11 +11,13 @@ import pytest
 import explorer
 from tests.conftest import ROOT
 
-NAMES = sorted(set(re.findall(r"`(explorer(?:\.[A-Za-z_][A-Za-z_0-9]*)+)", (ROOT / "README.md").read_text())))
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+NAMES = sorted({name for path in DOCS
+                for name in re.findall(r"`(explorer(?:\.[A-Za-z_][A-Za-z_0-9]*)+)", path.read_text())})
 
 
 @pytest.mark.parametrize("dotted", NAMES)
-def test_every_name_the_readme_gives_exists_where_it_says(dotted):
+def test_every_name_the_docs_give_exists_where_they_say(dotted):
     """A top-level submodule is reached from ``import explorer`` alone, as a notebook user types it; a module inside
     a subpackage (``explorer.ui.figure``) as ``import`` reaches it."""
     parts = dotted.split(".")

@@ -1,0 +1,113 @@
+"""The README is a front door and the documentation holds: the site builds with --strict, every Python block in the
+README and under docs/ runs, and the public API that the reference shows is documented with examples."""
+
+import importlib
+import inspect
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+
+def test_the_readme_is_a_front_door_of_at_most_150_lines_opening_with_the_two_commands():
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 150
+    first_block = re.search(r"```bash\n(.*?)```", text, re.S).group(1)
+    assert [line.split()[:2] for line in first_block.splitlines()] == [["make", "run"], ["make", "test"]]
+    for link in re.findall(r"\]\((docs/[^)#]+)", text):             # every file the README sends people to
+        assert (ROOT / link).exists(), link
+
+
+def blocks(path):
+    return FENCE.findall(path.read_text())
+
+
+@pytest.mark.parametrize("path", [p for p in PAGES if blocks(p)], ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_python_block_runs(path, tmp_path, monkeypatch):
+    """A page's blocks run in order in one namespace, as a reader pastes them into one notebook."""
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "__docs__"}
+    for i, code in enumerate(blocks(path)):
+        exec(compile(code, f"{path.name} block {i + 1}", "exec"), namespace)
+
+
+def test_the_block_runner_finds_blocks_and_fails_on_a_broken_one(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("text\n\n```python\nx = 1\n```\n\n```bash\nmake run\n```\n\n```python\nassert x == 2\n```\n")
+    found = blocks(page)
+    assert found == ["x = 1\n", "assert x == 2\n"]
+    with pytest.raises(AssertionError):
+        namespace: dict = {}
+        for code in found:
+            exec(code, namespace)
+
+
+@pytest.mark.parametrize("notebook", sorted((ROOT / "docs" / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
+def test_the_gallery_is_committed_without_outputs_and_draws_its_figures_offline(notebook):
+    cells = json.loads(notebook.read_text())["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert all(not c["outputs"] and c["execution_count"] is None for c in code)
+    assert "plot.offline_html()" in "".join(code[0]["source"])          # before the first figure
+
+
+def test_the_site_builds_offline_with_strict(tmp_path):
+    pytest.importorskip("mkdocs")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    res = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    reference = (tmp_path / "site" / "reference" / "estimator" / "index.html").read_text()
+    assert 'id="explorer.estimator.NadarayaWatson"' in reference           # generated from the docstrings
+    gallery = tmp_path / "site" / "notebooks" / "03_training_and_testing_heads" / "index.html"
+    assert "Trainer.for_task" in gallery.read_text()
+    assert "fonts.googleapis" not in (tmp_path / "site" / "index.html").read_text()   # nothing fetched to read it
+
+
+# ---------------------------------------------------------------------------------------------- the API reference
+REFERENCED = sorted({m for page in (ROOT / "docs" / "reference").glob("*.md")
+                     for m in re.findall(r"^::: (\S+)", page.read_text(), re.M)})
+SECTIONS = {"Parameters": "Parameters\n----------", "Returns": "Returns\n-------",
+            "Examples": "Examples\n--------\n>>>"}
+
+
+def public_names(module_name: str) -> dict:
+    """What the reference shows of a module: its ``__all__``, else its own public functions and classes."""
+    module = importlib.import_module(module_name)
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n, o in vars(module).items() if not n.startswith("_") and (inspect.isfunction(o) or
+                 inspect.isclass(o)) and o.__module__ == module_name]
+    return {n: getattr(module, n) for n in names if inspect.isfunction(getattr(module, n))
+            or inspect.isclass(getattr(module, n))}
+
+
+def missing(obj) -> list[str]:
+    doc = inspect.cleandoc(obj.__doc__) if obj.__doc__ else ""
+    wanted = ["Examples"] if inspect.isclass(obj) else ["Parameters", "Returns", "Examples"]
+    if inspect.isfunction(obj) and not [p for p in inspect.signature(obj).parameters if p not in ("self", "cls")]:
+        wanted.remove("Parameters")                      # nothing to describe
+    return [s for s in wanted if SECTIONS[s] not in doc]
+
+
+@pytest.mark.parametrize("module", REFERENCED)
+def test_every_public_name_in_the_reference_has_a_numpydoc_docstring_with_an_example(module):
+    names = public_names(module)
+    assert names
+    assert {n: m for n, obj in names.items() if (m := missing(obj))} == {}
+
+
+def test_the_reference_covers_the_researchers_modules_and_the_check_can_fail():
+    assert {"explorer.regression", "explorer.estimator", "explorer.plot", "explorer.training"} <= set(REFERENCED)
+
+    def bare(x):
+        """One line."""
+
+    assert missing(bare) == ["Parameters", "Returns", "Examples"]
