@@ -813,7 +813,7 @@ def bench_saturated(students: int | None = None, seconds: float | None = None, m
 def bench_icl_bandwidth():
     """Attention learns its bandwidth: one grid point (the softmax unit and linear attention trained, the oracle and
     leave-one-out bandwidths) and the page's whole sweep (five L), at the page's defaults, in this process."""
-    from explorer import incontext
+    from explorer import incontext, incontext_direction
     from explorer.lessons import icl_bandwidth
 
     incontext.train(2.0, 0.3, 32, 0, steps=5)                        # warm up the code paths
@@ -825,7 +825,7 @@ def bench_icl_bandwidth():
         incontext.grid_point(lip, 0.3, 32, 1)
     sweep = time.perf_counter() - t0
     t0 = time.perf_counter()
-    incontext.train_direction(2.0, 0.3, 32, 0)
+    incontext_direction.train_direction(2.0, 0.3, 32, 0)
     direction = time.perf_counter() - t0
     row("Attention learns its bandwidth: one grid point / the page's sweep of five L / the 8-d matrix "
         "(σ = 0.3, n = 32)", f"{point:.1f} s / {sweep:.1f} s / {direction:.1f} s", "one point <= 5 s", point <= 5.0)

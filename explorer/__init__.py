@@ -10,8 +10,8 @@ torch loads) and ``explorer.regression.nadaraya_watson`` works without importing
 import importlib
 
 __all__ = ["attention", "bandwidth", "data", "device", "efficient", "estimator", "export", "fastsum", "figures",
-           "incontext", "kernels", "learned", "lessons", "masking", "online", "plot", "positional", "regression",
-           "scaling", "streaming", "training"]
+           "incontext", "incontext_direction", "kernels", "learned", "lessons", "masking", "online", "plot",
+           "positional", "regression", "scaling", "streaming", "training"]
 
 
 def __getattr__(name: str):

@@ -65,7 +65,27 @@ def _manifest_value(value):
 
 def lecture_figures(seed: int = 0, lang: str = "en", lecture: bool = True) -> list[tuple[str, dict, Callable]]:
     """(name, inputs as recorded, builder) of every figure of the lecture set, lesson by lesson; builders run
-    lazily, so one failure does not stop the others."""
+    lazily, so one failure does not stop the others.
+
+    Parameters
+    ----------
+    seed : int
+        Every lesson's seeds.
+    lang : {"en", "zh"}
+    lecture : bool
+        Lecture style (large type, thick lines) or the normal one.
+
+    Returns
+    -------
+    list of (str, dict, callable)
+
+    Examples
+    --------
+    >>> figures = lecture_figures()
+    >>> name, inputs, build = figures[0]
+    >>> name, build().layout.xaxis.title.text
+    ('kernel_shapes', 'u = (x − xᵢ) / h (bandwidths)')
+    """
     style = LECTURE if lecture else NORMAL
 
     def builder(spec) -> Callable:
@@ -83,7 +103,31 @@ def lecture_figures(seed: int = 0, lang: str = "en", lecture: bool = True) -> li
 
 def export_lecture_set(out_dir: Path, seed: int = 0, lang: str = "en", lecture: bool = True,
                        formats: tuple[str, ...] = ("png", "svg", "csv")) -> dict:
-    """Write every lecture figure in ``formats`` plus ``manifest.json``; return the manifest."""
+    """Write every lecture figure in ``formats`` plus ``manifest.json``; return the manifest.
+
+    Parameters
+    ----------
+    out_dir : pathlib.Path
+    seed : int
+    lang : {"en", "zh"}
+    lecture : bool
+    formats : tuple of str
+        Any of ``FORMATS``; PNG and SVG need Chromium (``find_browser``).
+
+    Returns
+    -------
+    dict
+        ``seed``, ``lang``, ``preset``, ``files`` (one entry per file with the inputs that made it) and ``failed``.
+
+    Examples
+    --------
+    The whole set trains the Live training model at its defaults and draws 46 figures (about a minute; the
+    ``explorer-export`` command runs it, and ``tests/unit/test_export_cli.py`` checks what it writes):
+
+    >>> manifest = export_lecture_set(Path("slides"), formats=("png", "csv"))      # doctest: +SKIP
+    >>> sorted({f["format"] for f in manifest["files"]}), manifest["failed"]        # doctest: +SKIP
+    (['csv', 'png'], [])
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     figures = lecture_figures(seed, lang, lecture)
     manifest = {"seed": seed, "lang": lang, "preset": "lecture" if lecture else "normal", "files": [],
@@ -124,7 +168,23 @@ THUMBNAIL_SIZE = (480, 270)
 
 def thumbnail_figures(lang: str = "en") -> dict[str, Callable]:
     """Builders of each lesson page's thumbnail: its main figure (the lesson's ``MAIN``) at the defaults, without
-    title or legend."""
+    title or legend.
+
+    Parameters
+    ----------
+    lang : {"en", "zh"}
+
+    Returns
+    -------
+    dict
+        Lesson name -> a function that draws its thumbnail.
+
+    Examples
+    --------
+    >>> thumbnail = thumbnail_figures()["scaling"]()
+    >>> thumbnail.layout.width, thumbnail.layout.showlegend
+    (480, False)
+    """
     def main_figure(name: str) -> Callable:
         mod = next(item for item in LESSONS if item.name == name).module
         values = defaults(mod.PARAMS)
@@ -158,7 +218,24 @@ def thumbnail_figures(lang: str = "en") -> dict[str, Callable]:
 
 def write_thumbnails(out_dir: Path) -> list[Path]:
     """Render the landing page's thumbnails, light (``<page>.png``) and dark (``<page>.dark.png``, for a viewer
-    whose page is dark); ``explorer/assets/thumbnails`` holds the committed ones."""
+    whose page is dark); ``explorer/assets/thumbnails`` holds the committed ones.
+
+    Parameters
+    ----------
+    out_dir : pathlib.Path
+
+    Returns
+    -------
+    list of pathlib.Path
+        Two files per lesson.
+
+    Examples
+    --------
+    Needs Chromium (``find_browser``); ``explorer-export --out explorer/assets/thumbnails --thumbnails`` runs it:
+
+    >>> [p.name for p in write_thumbnails(Path("thumbnails"))][:2]         # doctest: +SKIP
+    ['kernel_regression.png', 'kernel_regression.dark.png']
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     browser = find_browser()
     if browser is None:
@@ -175,6 +252,24 @@ def write_thumbnails(out_dir: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``explorer-export`` command.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command's arguments (default: ``sys.argv[1:]``): ``--out DIR``, ``--preset lecture|normal``, ``--seed``,
+        ``--lang en|zh``, ``--formats png,svg,csv,html``, ``--thumbnails``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 when every figure was written.
+
+    Examples
+    --------
+    >>> main(["--out", "slides", "--formats", "csv", "--lang", "zh"])      # doctest: +SKIP
+    0
+    """
     p = Parser(prog="explorer-export", description="Render the lecture figure set headless.")
     p.add_argument("--out", required=True, help="folder to write into")
     p.add_argument("--thumbnails", action="store_true",

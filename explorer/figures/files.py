@@ -29,7 +29,19 @@ _BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-sta
 
 
 def find_browser() -> str | None:
-    """Path of a Chrome/Chromium for kaleido: ``BROWSER_PATH`` if set and present, else one on PATH."""
+    """Path of a Chrome/Chromium for kaleido: ``BROWSER_PATH`` if set and present, else one on PATH.
+
+    Returns
+    -------
+    str or None
+        None where there is none (then PNG and SVG cannot be made here).
+
+    Examples
+    --------
+    >>> browser = find_browser()
+    >>> browser is None or Path(browser).exists()
+    True
+    """
     return _find_browser(os.environ.get("BROWSER_PATH"), os.environ.get("PATH", ""))
 
 
@@ -45,13 +57,44 @@ def _find_browser(path: str | None, _search_path: str) -> str | None:   # cached
 
 
 def image_formats_available(fig) -> bool:
-    """Whether PNG/SVG can be made for this figure here (kaleido needs a browser)."""
+    """Whether PNG/SVG can be made for this figure here (kaleido needs a browser).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> image_formats_available(go.Figure()) == (find_browser() is not None)
+    True
+    """
     return find_browser() is not None
 
 
 def figure_html(fig) -> str:
     """The figure as one offline HTML page: the chart, then its description in words (``describe``) beside it as
-    the figure's caption, in the language it was drawn in."""
+    the figure's caption, in the language it was drawn in.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> page = figure_html(go.Figure(go.Bar(x=["a", "b"], y=[1, 3]), layout={"title": {"text": "Votes"}}))
+    >>> page.startswith("<!DOCTYPE html>"), "<title>Votes</title>" in page, "<figcaption" in page
+    (True, True, True)
+    """
     text, lang = description(fig) or describe(fig), description(fig, "lang") or "en"
     chart = fig.to_html(include_plotlyjs=True, full_html=False)
     return (f'<!DOCTYPE html>\n<html lang="{html.escape(lang)}">\n<head><meta charset="utf-8">'
@@ -61,7 +104,26 @@ def figure_html(fig) -> str:
 
 
 def to_bytes(fig, fmt: str, scale: float = 2.0) -> bytes:
-    """The figure as ``fmt`` (one of ``FORMATS``)."""
+    """The figure as ``fmt`` (one of ``FORMATS``).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+    fmt : {"png", "svg", "csv", "html"}
+        PNG and SVG need Chromium (``find_browser``); CSV and HTML do not.
+    scale : float
+        PNG only: pixels per layout pixel.
+
+    Returns
+    -------
+    bytes
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> to_bytes(go.Figure(go.Scatter(x=[1, 2], y=[3, 4], name="line")), "csv").decode().splitlines()
+    ['series,kind,x,y', 'line,scatter,1,3', 'line,scatter,2,4']
+    """
     one_of(fmt, FORMATS, "format")
     if fmt == "csv":
         return figure_csv(fig).encode("utf-8")
@@ -83,6 +145,21 @@ def figure_csv(fig) -> str:
     ``weight``; the colour column only when there is a heatmap). For a heatmap, x and y are the cell's column and
     row coordinates. Titles are written as the text they show (plotly's ``&lt;`` as ``<``); a text cell that a
     spreadsheet would read as a formula (``=``, ``+``, ``-``, ``@``, tab, carriage return first) starts with ``'``.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> fig = go.Figure(go.Heatmap(z=[[0.25, 0.75]], colorbar={"title": {"text": "weight"}}))
+    >>> figure_csv(fig).splitlines()                         # a row per cell; unnamed traces are numbered
+    ['series,kind,x,y,weight', 'heatmap 1,heatmap,0,0,0.25', 'heatmap 1,heatmap,1,0,0.75']
     """
     out = io.StringIO()
     writer = csv.writer(out)

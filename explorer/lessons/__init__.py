@@ -25,6 +25,18 @@ from types import ModuleType
 
 @dataclass(frozen=True)
 class Lesson:
+    """One lesson of ``LESSONS``: its name (which names its module, page, catalog and UI text), its section of the
+    navigation and its icon; ``module`` imports the lesson's module, ``script`` is its page.
+
+    Examples
+    --------
+    >>> first = LESSONS[0]
+    >>> first.name, first.script
+    ('kernel_regression', 'pages/kernel_regression.py')
+    >>> sorted(first.module.FIGURES)[:2]
+    ['fit', 'kernel_shapes']
+    """
+
     name: str          # explorer/lessons/<name>.py, pages/<name>.py, explorer/text/<name>.toml, UI text page.<name>
     group: str         # its section of the navigation (UI text nav.<group>)
     icon: str
@@ -52,6 +64,21 @@ LESSONS = (
 
 
 def lesson(name: str) -> Lesson:
+    """The lesson called ``name``.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    Lesson
+
+    Examples
+    --------
+    >>> lesson("scaling").module.MAIN
+    'logit_std'
+    """
     for item in LESSONS:
         if item.name == name:
             return item
@@ -59,7 +86,22 @@ def lesson(name: str) -> Lesson:
 
 
 def find_figure(name: str):
-    """The figure ``name`` (``base.Figure``) of whichever lesson draws it (names are unique across lessons)."""
+    """The figure ``name`` (``base.Figure``) of whichever lesson draws it (names are unique across lessons).
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    explorer.lessons.base.Figure
+
+    Examples
+    --------
+    >>> figure = find_figure("logit_std")
+    >>> callable(figure.compute) and callable(figure.draw)
+    True
+    """
     for item in LESSONS:
         table = item.module.FIGURES
         if name in table:

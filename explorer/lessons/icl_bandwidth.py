@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .. import incontext
+from .. import incontext, incontext_direction
 from ..figures import common
 from ..figures.answer import mark_answer
 from ..figures.style import PALETTE
@@ -124,9 +124,9 @@ def _draw_example(r: dict, lang: str):
 
 @functools.lru_cache(maxsize=32)
 def _direction(lipschitz: float, noise: float, n: int, seed: int) -> dict:
-    """The full M trained on tasks along one direction (``incontext.train_direction``), M and bbᵀ each scaled to
-    a largest |entry| of 1 for the picture."""
-    r = incontext.train_direction(lipschitz, noise, n, seed)
+    """The full M trained on tasks along one direction (``incontext_direction.train_direction``), M and bbᵀ each
+    scaled to a largest |entry| of 1 for the picture."""
+    r = incontext_direction.train_direction(lipschitz, noise, n, seed)
     target = np.outer(r["direction"], r["direction"])
     return {**r, "M_shown": r["M"] / np.abs(r["M"]).max(), "target_shown": target / np.abs(target).max()}
 

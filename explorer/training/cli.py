@@ -26,7 +26,7 @@ import time
 
 import torch
 
-from .. import incontext
+from .. import incontext, incontext_direction
 from ..cli import Parser, progress
 from . import TASKS, Trainer, make_task
 from .circuits import copying_score, head_importance, k_composition, ov_circuit
@@ -66,7 +66,7 @@ def icl_table(noise: float, n: int, seed: int, steps: int, report=None) -> list[
     rows = []
     for i, lip in enumerate(incontext.LIPSCHITZ):
         row = incontext.grid_point(lip, noise, n, seed, steps)
-        direction = incontext.train_direction(lip, noise, n, seed, steps=steps)
+        direction = incontext_direction.train_direction(lip, noise, n, seed, steps=steps)
         rows.append({**row, "steps": steps, "direction_alignment": direction["alignment"],
                      "direction_error": direction["error"], "single_window_error": direction["isotropic_error"]})
         if report:

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from explorer import incontext
+from explorer import incontext_direction as ID
 from explorer.i18n import t
 from explorer.lessons import icl_bandwidth as IB
 from explorer.lessons.params import defaults
@@ -196,12 +197,12 @@ def test_direction_tasks_vary_along_b_only_with_slope_L():
     """ib.direction_setting: f(x) = g(bᵀx) with max|g′| = L on [−1, 1] (finite differences on 20,001 points), and two
     inputs with the same bᵀx get the same value."""
     g = torch.Generator().manual_seed(3)
-    a, b, k = incontext._direction_profile(12, 2.5, g)
+    a, b, k = ID._direction_profile(12, 2.5, g)
     u = torch.linspace(-1, 1, 20_001, dtype=torch.float64)
     f = incontext.evaluate(a, b, k, u[None].expand(12, -1)).numpy()
     np.testing.assert_allclose(np.abs(np.diff(f, axis=1)).max(1) / float(u[1] - u[0]), 2.5, rtol=2e-3)
-    direction = incontext.sphere((), 8, g)
-    batch = incontext.direction_contexts(3, 2.5, 0.0, 400, direction, g)
+    direction = ID.sphere((), 8, g)
+    batch = ID.direction_contexts(3, 2.5, 0.0, 400, direction, g)
     u = (batch["x"] @ direction).numpy()
     y = batch["y"].numpy()
     du, dy = np.abs(u[:, :, None] - u[:, None, :]), np.abs(y[:, :, None] - y[:, None, :])
@@ -213,18 +214,18 @@ def test_direction_tasks_vary_along_b_only_with_slope_L():
 def test_the_full_matrix_unit_and_the_alignment_written_out():
     """The unit Σᵢ yᵢ softmax_i(xᵢᵀMx) by a loop over contexts, and the alignment of c·bbᵀ (1) and c·I (1/√d)."""
     g = torch.Generator().manual_seed(4)
-    direction = incontext.sphere((), 8, g)
-    batch = incontext.direction_contexts(5, 1.0, 0.2, 7, direction, g)
+    direction = ID.sphere((), 8, g)
+    batch = ID.direction_contexts(5, 1.0, 0.2, 7, direction, g)
     m = torch.randn(8, 8, generator=g, dtype=torch.float64)
-    got = incontext.matrix_prediction(batch, m).numpy()
+    got = ID.matrix_prediction(batch, m).numpy()
     for i in range(5):
         x, q, y = batch["x"][i].numpy(), batch["query"][i].numpy(), batch["y"][i].numpy()
         logits = np.array([xi @ m.numpy() @ q for xi in x])
         w = np.exp(logits - logits.max())
         assert got[i] == pytest.approx((w * y).sum() / w.sum(), rel=1e-10)
     b = direction.numpy()
-    assert incontext.alignment(3.0 * np.outer(b, b), b) == pytest.approx(1.0)
-    assert incontext.alignment(2.0 * np.eye(8), b) == pytest.approx(1 / math.sqrt(8))
+    assert ID.alignment(3.0 * np.outer(b, b), b) == pytest.approx(1.0)
+    assert ID.alignment(2.0 * np.eye(8), b) == pytest.approx(1 / math.sqrt(8))
 
 
 @checks(IB.direction_text, **EVERY_L)
@@ -241,7 +242,7 @@ def test_the_matrix_finds_the_direction_and_beats_every_single_window(settings):
         assert s["aligned"] and s["alignment"] >= IB.ALIGNED, (seed, lip, s)
         assert s["better"] and r["error"] < r["isotropic_error"], (seed, lip, s)
         assert s["isotropic"] == pytest.approx(1 / math.sqrt(8))
-        held = incontext.direction_contexts(incontext.EVAL_TASKS, lip, DEFAULT["noise"], DEFAULT["n"],
+        held = ID.direction_contexts(incontext.EVAL_TASKS, lip, DEFAULT["noise"], DEFAULT["n"],
                                             torch.as_tensor(r["direction"]),
                                             torch.Generator().manual_seed(50_000 + seed))
         x, q, y, f = (held[k].numpy() for k in ("x", "query", "y", "target"))

@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+import explorer
 from tests.conftest import ROOT
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -74,8 +75,7 @@ def test_the_site_builds_offline_with_strict(tmp_path):
 # ---------------------------------------------------------------------------------------------- the API reference
 REFERENCED = sorted({m for page in (ROOT / "docs" / "reference").glob("*.md")
                      for m in re.findall(r"^::: (\S+)", page.read_text(), re.M)})
-SECTIONS = {"Parameters": "Parameters\n----------", "Returns": "Returns\n-------",
-            "Examples": "Examples\n--------\n>>>"}
+SECTIONS = {"Parameters": "Parameters\n----------", "Returns": "Returns\n-------", "Examples": "Examples\n--------"}
 
 
 def public_names(module_name: str) -> dict:
@@ -94,7 +94,8 @@ def missing(obj) -> list[str]:
     wanted = ["Examples"] if inspect.isclass(obj) else ["Parameters", "Returns", "Examples"]
     if inspect.isfunction(obj) and not [p for p in inspect.signature(obj).parameters if p not in ("self", "cls")]:
         wanted.remove("Parameters")                      # nothing to describe
-    return [s for s in wanted if SECTIONS[s] not in doc]
+    examples = doc.partition(SECTIONS["Examples"])[2]
+    return [s for s in wanted if SECTIONS[s] not in doc or (s == "Examples" and ">>>" not in examples)]
 
 
 @pytest.mark.parametrize("module", REFERENCED)
@@ -104,10 +105,33 @@ def test_every_public_name_in_the_reference_has_a_numpydoc_docstring_with_an_exa
     assert {n: m for n, obj in names.items() if (m := missing(obj))} == {}
 
 
-def test_the_reference_covers_the_researchers_modules_and_the_check_can_fail():
-    assert {"explorer.regression", "explorer.estimator", "explorer.plot", "explorer.training"} <= set(REFERENCED)
+# Public submodules the reference leaves out: the lessons' figure builders (explorer.plot is their public face,
+# explorer.export gives the file functions) and the direct path of the regression (no public names).
+UNREFERENCED = {"explorer.figures", "explorer.streaming"}
+
+
+def test_the_reference_covers_every_public_submodule_but_two_and_the_check_can_fail():
+    assert {f"explorer.{m}" for m in explorer.__all__} - set(REFERENCED) == UNREFERENCED
 
     def bare(x):
         """One line."""
 
     assert missing(bare) == ["Parameters", "Returns", "Examples"]
+
+    def told(x):
+        """One line.
+
+        Parameters
+        ----------
+        x : int
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        Only words, no example.
+        """
+
+    assert missing(told) == ["Examples"]
