@@ -209,8 +209,11 @@ class NadarayaWatson:
         >>> NadarayaWatson(bandwidth=1e-3).fit([[0.0], [1.0]], [0.0, 1.0]).score([[0.0], [1.0]], [0.0, 1.0])
         1.0
         """
-        y = _numbers(y, "y").reshape(len(X), -1)
-        pred = self.predict(X).reshape(len(y), -1)
+        pred = self.predict(X)
+        y = _numbers(y, "y")
+        if y.shape[0] != pred.shape[0]:
+            raise ValueError(f"X and y must have the same number of samples, got {pred.shape[0]} and {y.shape[0]}.")
+        y, pred = y.reshape(len(y), -1), pred.reshape(len(y), -1)
         w = np.ones(len(y)) if sample_weight is None else _numbers(sample_weight, "sample_weight").reshape(-1)
         mean = np.average(y, axis=0, weights=w)
         residual = (w[:, None] * (y - pred) ** 2).sum(axis=0)

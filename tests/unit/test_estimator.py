@@ -127,3 +127,6 @@ def test_a_bad_parameter_is_named_when_fitting(params, match):
 def test_one_dimensional_x_is_refused_with_the_reshape_to_use():
     with pytest.raises(ValueError, match=r"reshape\(-1, 1\)"):
         NadarayaWatson().fit(np.arange(5.0), np.arange(5.0))
+    model = NadarayaWatson(bandwidth=1.0).fit(np.arange(5.0)[:, None], np.arange(5.0))
+    with pytest.raises(ValueError, match="same number of samples, got 5 and 4"):
+        model.score(np.arange(5.0)[:, None], np.arange(4.0))
