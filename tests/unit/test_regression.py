@@ -106,6 +106,7 @@ def test_dtype_and_device_follow_the_input():
     assert r.nw_weights([0.0, 0.5], [0.0, 1.0]).dtype == torch.float64      # Python floats: float64, as numpy
     assert r.nw_weights([0, 1], [0, 1]).dtype == torch.float32                # integers: torch's default dtype
     assert r.nadaraya_watson([0.5], x32, x32).dtype == torch.float32         # queries follow the training data
+    assert r.nadaraya_watson(np.array([0.5]), x32, x32).dtype == torch.float64   # two precisions: the wider
 
 
 @pytest.mark.parametrize("kind", ["list", "series", "series32", "column", "frame"])
