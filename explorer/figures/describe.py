@@ -21,20 +21,66 @@ MAX_SERIES = 6                   # series described one by one; the rest are cou
 
 
 def plain(text) -> str:
-    """A title or label as plain text: line breaks as spaces, tags dropped, entities read."""
+    """A title or label as plain text: line breaks as spaces, tags dropped, entities read.
+
+    Parameters
+    ----------
+    text : str or None
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> plain("Logit std<br>at <i>d</i> = 64 &amp; up")
+    'Logit std at d = 64 & up'
+    """
     text = re.sub(r"<br\s*/?>", " ", str(text or ""))
     return " ".join(html.unescape(re.sub(r"<[^>]+>", "", text)).split())
 
 
 def short(title: str, default: str) -> str:
-    """An axis title without its gloss in brackets ("x (input, arbitrary units)" -> "x"), to name a value by."""
+    """An axis title without its gloss in brackets ("x (input, arbitrary units)" -> "x"), to name a value by.
+
+    Parameters
+    ----------
+    title : str
+    default : str
+        What to say when nothing is left.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> short("x (input, arbitrary units)", "x"), short("", "y")
+    ('x', 'y')
+    """
     name = re.split(r"\s*[(（=]", title, maxsplit=1)[0].strip()
     return name or default
 
 
 def data_array(value):
     """A data array as numpy when a figure's dict holds it base64-encoded (``{"dtype", "bdata", "shape"}``, as
-    ``Figure.to_dict`` writes it); anything else as it is."""
+    ``Figure.to_dict`` writes it); anything else as it is.
+
+    Parameters
+    ----------
+    value : dict, list or array
+
+    Returns
+    -------
+    numpy.ndarray or the value unchanged
+
+    Examples
+    --------
+    >>> import base64
+    >>> encoded = {"dtype": "f8", "bdata": base64.b64encode(np.array([1.5, 2.5]).tobytes()).decode()}
+    >>> data_array(encoded).tolist(), data_array([1, 2])
+    ([1.5, 2.5], [1, 2])
+    """
     if isinstance(value, dict) and "bdata" in value:
         shape = [int(n) for n in str(value.get("shape", "-1")).split(",")]
         return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).reshape(shape)
@@ -123,6 +169,17 @@ def _heatmap(trace: dict, lang: str, x_name: str, y_name: str) -> str | None:
 def describe(fig, lang: str = "en") -> str:
     """The figure in a few sentences of ``lang``: its kind and title, its axes, then each series' extremes.
 
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure or dict
+    lang : {"en", "zh"}
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> from explorer.figures.style import figure, line_trace, NORMAL
     >>> fig = figure([line_trace([0.1, 0.2, 0.5], [3.0, 1.0, 2.0], "LOO error", "#0072B2", NORMAL)],
     ...              "Leave-one-out error", "h", "mean squared error")
@@ -159,13 +216,46 @@ def describe(fig, lang: str = "en") -> str:
 
 
 def with_description(fig, lang: str):
-    """``fig`` with its ``describe`` text kept in ``layout.meta`` (changed in place, and returned)."""
+    """``fig`` with its ``describe`` text kept in ``layout.meta`` (changed in place, and returned).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+    lang : {"en", "zh"}
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> fig = with_description(go.Figure(go.Bar(x=["a", "b"], y=[1, 3]), layout={"title": {"text": "Votes"}}), "en")
+    >>> description(fig) == describe(fig, "en"), description(fig, "lang")
+    (True, 'en')
+    """
     meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
     fig.layout.meta = {**meta, DESCRIPTION: describe(fig, lang), "lang": lang}
     return fig
 
 
 def description(fig, key: str = DESCRIPTION) -> str:
-    """The text ``with_description`` kept in ``fig`` (``key`` "lang": its language), or ''."""
+    """The text ``with_description`` kept in ``fig`` (``key`` "lang": its language), or ''.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure or dict
+    key : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> description(go.Figure())
+    ''
+    """
     meta = fig.layout.meta if hasattr(fig, "layout") else (fig.get("layout") or {}).get("meta")
     return meta.get(key, "") if isinstance(meta, dict) else ""
