@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 from explorer.serving import AppServer, RedisServer, free_port, wait_healthy
@@ -90,6 +91,18 @@ class Hall:
 
     def stop_replica(self, name: str) -> None:
         self.replicas[name].kill()                # a crash, not a polite shutdown
+
+    def start_replica(self, name: str, timeout: float = 60) -> None:
+        """Start a stopped replica again on its port, and return once the balancer sends new browsers to it (its
+        health check passed twice): a new browser's first response carries its cookie."""
+        self.replicas[name].start()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(self.url + "/_stcore/health", timeout=10) as resp:
+                if any(c.startswith(f"EXPLORER_REPLICA={name};") for c in resp.headers.get_all("Set-Cookie") or []):
+                    return
+            time.sleep(0.25)
+        raise RuntimeError(f"the balancer did not send a new browser to {name} within {timeout:g} s of its restart")
 
     def stop(self) -> None:
         if self.balancer is not None and self.balancer.poll() is None:

@@ -1,5 +1,8 @@
+import asyncio
 import os
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository (the app's scripts live here)
 # Under pytest-xdist each worker computes with one thread: torch's OpenMP threads spin while they wait, and two workers
@@ -12,6 +15,8 @@ os.environ.setdefault("EXPLORER_DEVICE", "cpu")  # the suite is CPU-first; CUDA 
 os.environ["EXPLORER_WARM_UP"] = "0"
 
 from explorer.figures import style  # noqa: E402  (after the device is chosen)
+
+pytest_plugins = ["tests.budget"]      # the wall and CPU seconds per test directory, printed at the end of every run
 
 style.VALIDATE = True  # every figure the tests build goes through plotly's property validation
 if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -36,6 +41,25 @@ LONGEST_FIRST = ("tests/lessons/test_live_training.py", "tests/e2e/test_layout.p
                  "tests/lessons/test_efficient_attention.py", "tests/lessons/test_softmax_kernel.py")
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_collection_modifyitems(config, items):
+    """After every other reordering (pytest-randomly shuffles the files and the tests within each; it wraps this
+    hook too, and a conftest's wrapper is the outer one), the longest files are moved to the front; the shuffled
+    order is kept within each file and among the rest (a stable sort)."""
+    yield
     rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(Path(item.fspath).relative_to(ROOT).as_posix(), len(rank)))
+
+
+@pytest.fixture(autouse=True)
+def no_event_loop_left_running(request):
+    """A test outside the browser files starts with no asyncio loop running on its thread: one left there by an
+    earlier test (Playwright's synchronous API runs one while it is open) fails every later ``asyncio.run``, so the
+    result would hang on which tests ran first."""
+    if "tests/e2e/" not in request.node.nodeid:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        assert loop is None, f"an asyncio loop is still running on this thread: {loop!r}"
+    yield

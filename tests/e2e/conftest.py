@@ -34,6 +34,18 @@ def pytest_collection_modifyitems(items):
                 item.add_marker(pytest.mark.skip(reason=f"browser test: {MISSING}"))
 
 
+def until(check, timeout: float = 30.0, every: float = 0.1):
+    """Wait until ``check()`` returns something true, polling every ``every`` s, for at most ``timeout`` s; return
+    its last answer (false when the time ran out: the caller's assertion then says what was missing). A test waits
+    on a condition, never for a fixed time."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not (answer := check()) and time.monotonic() < deadline:
+        time.sleep(every)
+    return answer
+
+
 @contextlib.contextmanager
 def streamlit_server(log_name: str = "server.log"):
     """A fresh ``streamlit run app.py`` on a free loopback port, configured as ``make run`` configures it;
@@ -102,8 +114,12 @@ class WatchedBrowser:
         return getattr(self._browser, name)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """One Chromium per test file. Playwright's synchronous API runs an asyncio loop on the calling thread for as long
+    as it is open (``asyncio.get_running_loop()`` answers it there), so it is opened and closed within each browser
+    file: a test of another file that starts a loop of its own (an ASGI app driven by ``asyncio.run``) never finds
+    one running, whatever order the files run in. (Launching Chromium costs about a second a file.)"""
     if not Path(CHROMIUM).exists():
         pytest.fail(MISSING)
     from playwright.sync_api import sync_playwright

@@ -4,7 +4,7 @@ asks any host but the app's for anything (every browser test fails on that: test
 
 from urllib.parse import quote
 
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, until
 from tests.e2e.test_browser import CHART, open_upload, wait_idle
 
 # each of these, in a link, must come back as the characters typed: Streamlit's own Markdown (colours, icons,
@@ -85,9 +85,9 @@ def test_every_response_carries_the_policy_and_a_page_elsewhere_cannot_frame_the
         assert headers["X-Content-Type-Options"] == "nosniff" and headers["Referrer-Policy"] == "same-origin", path
         assert headers["X-Frame-Options"] == "SAMEORIGIN", path
     page.set_content(f'<iframe id="app" src="{server_url}/" width="800" height="600"></iframe>')
-    page.wait_for_timeout(3000)
+    # the browser refuses the frame and says so on the console
+    refused = until(lambda: [p for p in browser.problems if "frame-ancestors" in p], timeout=30)
     framed = page.frames[-1]
     assert framed.locator('[data-testid="stApp"]').count() == 0                     # nothing of the app drawn
-    refused = [p for p in browser.problems if "frame-ancestors" in p]
     assert refused, browser.problems                                                # the browser says why
     browser.problems[:] = [p for p in browser.problems if p not in refused]

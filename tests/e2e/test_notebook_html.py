@@ -5,6 +5,8 @@ import re
 
 import pytest
 
+from tests.e2e.conftest import until
+
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 nbconvert = pytest.importorskip("nbconvert")
@@ -24,6 +26,10 @@ def converted(tmp_path, offline: bool) -> str:
     return body
 
 
+DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')]
+    .filter(p => p.querySelector('.main-svg') && p.querySelectorAll('.scatterlayer .trace').length > 0).length"""
+
+
 def drawn_figures(browser, tmp_path, body: str) -> tuple[int, list[str]]:
     path = tmp_path / "notebook.html"
     path.write_text(body, encoding="utf-8")
@@ -31,10 +37,9 @@ def drawn_figures(browser, tmp_path, body: str) -> tuple[int, list[str]]:
     try:
         page = context.new_page()
         page.goto(path.as_uri(), wait_until="load")
-        page.wait_for_timeout(1500)
-        count = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')]
-            .filter(p => p.querySelector('.main-svg') && p.querySelectorAll('.scatterlayer .trace').length > 0)
-            .length""")
+        # drawn: every figure of the notebook; not drawn: plotly.js was asked of the network (and refused)
+        until(lambda: refused or page.evaluate(DRAWN) == len(FIGURES), timeout=30)
+        count = page.evaluate(DRAWN)
     finally:
         context.close()
     return count, refused
