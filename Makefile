@@ -16,15 +16,14 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 # The project installs itself (editable): the explorer package, its pinned dependencies and the
-# explorer-train / explorer-export commands; the test extra adds the test-only pins. (PYTHONWARNINGS: setuptools
-# prints a boxed warning on every editable build, about a folder named like the package, which here is the package.)
-QUIET_BUILD := PYTHONWARNINGS=ignore::UserWarning
+# explorer-train / explorer-export commands; the test extra adds the test-only pins. The build backend (hatchling)
+# writes nothing into the checkout.
 $(VENV)/.run-deps: requirements.txt pyproject.toml | $(BIN)/python
-	$(QUIET_BUILD) $(BIN)/pip install -q -e .
+	$(BIN)/pip install -q -e .
 	@touch $@
 
 $(VENV)/.dev-deps: requirements-dev.txt $(VENV)/.run-deps
-	$(QUIET_BUILD) $(BIN)/pip install -q -e ".[test]"
+	$(BIN)/pip install -q -e ".[test]"
 	@touch $@
 
 # The dashboard as people use it: no file watcher (.streamlit/config.toml), so nothing but the viewers costs time.

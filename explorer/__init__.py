@@ -11,7 +11,7 @@ import importlib
 
 __all__ = ["attention", "bandwidth", "data", "device", "efficient", "estimator", "export", "fastsum", "figures",
            "incontext", "incontext_direction", "kernels", "learned", "lessons", "masking", "online", "plot",
-           "positional", "regression", "scaling", "streaming", "training"]
+           "positional", "regression", "scaling", "training"]
 
 
 def __getattr__(name: str):

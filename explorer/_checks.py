@@ -84,7 +84,10 @@ def common(*tensors: torch.Tensor) -> list[torch.Tensor]:
 
 
 def positive_number(value: Any, name: str, *, upper: float | None = None) -> float:
-    """A finite number > 0 (and <= upper when given), as a Python float."""
+    """A finite number > 0 (and <= upper when given), as a Python float. Text is refused, even text that reads as a
+    number: ``"0.2"`` is more often a mistake (a value read from a file and never converted) than a choice."""
+    if isinstance(value, (str, bytes)):
+        raise ValueError(f"{name} must be a number > 0, got the text {value!r}: pass a number (e.g. 0.5), not text.")
     try:
         v = float(value)
     except (TypeError, ValueError):

@@ -105,7 +105,11 @@ def squared_distances(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
 def gaussian_kernel_attention(q, k, v, sigma: float):
     """Attention with weights softmax_j(-|q_i - k_j|² / (2σ²)): NW regression with a Gaussian kernel in d dims.
 
-    Computed as a softmax of log-kernel values, so it never gives 0/0, however small σ is.
+    Computed as a softmax of log-kernel values, so it never gives 0/0, however small σ is. It equals dot-product
+    attention at temperature τ = σ² (``dot_product_attention(q, k, v, tau=sigma**2)``) exactly when every key has
+    the same norm: -|q - k|²/(2σ²) = q·k/σ² - |q|²/(2σ²) - |k|²/(2σ²), the query's term cancels in the softmax
+    over keys and the key's does not. With keys of different norms it is dot-product attention plus the per-key bias
+    -|k_j|²/(2τ) on the logits (``biased_dot_product_attention``).
 
     Parameters
     ----------
@@ -125,6 +129,11 @@ def gaussian_kernel_attention(q, k, v, sigma: float):
     >>> out, w = gaussian_kernel_attention(q, k, v, sigma=1e-3)      # σ -> 0: all weight on the nearest key
     >>> w.tolist(), out.tolist()
     ([[1.0, 0.0]], [[1.0]])
+    >>> keys = torch.nn.functional.normalize(torch.randn(5, 3, dtype=torch.float64), dim=-1)   # one norm: equal
+    >>> queries, values = torch.randn(2, 3, dtype=torch.float64), torch.randn(5, 1, dtype=torch.float64)
+    >>> torch.allclose(gaussian_kernel_attention(queries, keys, values, sigma=0.7)[1],
+    ...                dot_product_attention(queries, keys, values, tau=0.49)[1])
+    True
     """
     q, k, v = _qkv(q, k, v)
     sigma = positive_number(sigma, "sigma")

@@ -11,6 +11,7 @@ import math
 import torch
 
 from ._checks import as_tensor, one_of, positive_number
+from ._streaming import _nw_streaming
 from .fastsum import kernel_sums
 from .kernels import Kernel, equivalent_bandwidth, get_kernel
 from .regression import (
@@ -23,7 +24,6 @@ from .regression import (
     choose,
     rewrite_is_accurate,
 )
-from .streaming import _nw_streaming
 
 
 def loo_cv_scores(x, y, kernel: str = "gaussian", bandwidths=None, *, method: str = "auto") -> torch.Tensor:
@@ -53,7 +53,7 @@ def loo_cv_scores(x, y, kernel: str = "gaussian", bandwidths=None, *, method: st
     >>> len(loo_cv_scores(x, y)) == len(search_grid(x))             # the default grid
     True
     """
-    kern, _, (xt, _xq, yt) = _inputs(x, x, y, kernel, 1.0)
+    kern, _, (xt, _xq, yt) = _inputs(x, x, y, kernel, 1.0, names=("x", "x", "y"))
     hs = _grid(kern, xt) if bandwidths is None else _bandwidth_list(bandwidths)
     return _loo_scores(kern, xt, yt, hs, _loo_method(method))
 
@@ -86,6 +86,9 @@ def search_grid(x, kernel: str = "gaussian") -> list[float]:
 
 
 def _range(kern: Kernel, xt: torch.Tensor) -> tuple[float, float]:
+    if xt.shape[0] < 2:
+        raise ValueError(f"x holds {xt.shape[0]} point{'s' * (xt.shape[0] != 1)}: choosing a bandwidth needs at "
+                         "least 2 points with different x.")
     span = float(xt.max() - xt.min())
     if span == 0:
         raise ValueError("all x values are identical, so no bandwidth can be chosen: give x that vary.")
@@ -232,7 +235,7 @@ def select_bandwidth(x, y, kernel: str = "gaussian", bandwidths=None, *, method:
     >>> 2.0 <= h < 3.0
     True
     """
-    kern, _, (xt, _xq, yt) = _inputs(x, x, y, kernel, 1.0)
+    kern, _, (xt, _xq, yt) = _inputs(x, x, y, kernel, 1.0, names=("x", "x", "y"))
     method = _loo_method(method)
     if bandwidths is not None:
         hs = _bandwidth_list(bandwidths)

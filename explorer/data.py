@@ -27,8 +27,22 @@ MAX_POINTS = 20_000
 
 @dataclass(frozen=True)
 class Dataset:
-    """A dataset as the lessons use it: sorted ``x``, noisy ``y``, the noise-free ``true_fn`` (None for an upload),
-    the interval ``x_range`` x was drawn from, and a ``description`` in any UI language.
+    """A dataset as the lessons use it.
+
+    Parameters
+    ----------
+    name : str
+        A key of ``DATASETS``, or the name an upload was given.
+    x : numpy.ndarray
+        (N,) inputs, sorted.
+    y : numpy.ndarray
+        (N,) noisy targets.
+    true_fn : callable or None
+        The noise-free function (None for uploaded data).
+    x_range : tuple of float
+        The interval x was drawn from (the plots' x range).
+    description : explorer.i18n.Message
+        What the data is, in any UI language.
 
     Examples
     --------
@@ -47,8 +61,23 @@ class Dataset:
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """A built-in dataset's recipe: its formula (LaTeX), noise-free function, x interval, default size and noise,
-    and three bandwidths that over-fit, fit well and over-smooth at those defaults (``DATASETS`` holds them).
+    """A built-in dataset's recipe (``DATASETS`` holds them).
+
+    Parameters
+    ----------
+    name : str
+    formula : str
+        The noise-free function in LaTeX.
+    true_fn : callable
+        The noise-free function, numpy array in and out.
+    x_range : tuple of float
+        The interval x is drawn from, uniformly.
+    default_n : int
+        The number of points a page starts with.
+    default_noise : float
+        The standard deviation of the Gaussian noise on y a page starts with.
+    presets : tuple of float
+        Three bandwidths that over-fit, fit well and over-smooth at those defaults.
 
     Examples
     --------
@@ -229,6 +258,15 @@ HUGE = 1e6                       # beyond this magnitude, values are standardise
 @dataclass(frozen=True)
 class CsvTable:
     """A parsed CSV: its columns and which of them are numeric (``read_csv`` makes it).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The columns, numeric ones as float64 (text in them read as missing).
+    numeric : list of str
+        The names of the numeric columns.
+    text : dict
+        For each numeric column that held text, the rows that did (read as missing).
 
     Examples
     --------

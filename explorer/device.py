@@ -37,6 +37,60 @@ def get_device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+def available_devices() -> list[str]:
+    """The devices torch can compute on here: ``cpu``, then ``cuda:0``, ``cuda:1``, ... for each GPU it sees.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> available_devices()[0]
+    'cpu'
+    """
+    return ["cpu", *(f"cuda:{i}" for i in range(torch.cuda.device_count() if torch.cuda.is_available() else 0))]
+
+
+def resolve_device(device: str | torch.device | None, name: str = "device") -> torch.device:
+    """``device`` as a ``torch.device`` that exists here (``None``: ``get_device()``); a device that is not
+    available raises a ``ValueError`` naming the one asked for and the ones there are, instead of torch's error on the
+    first tensor moved there.
+
+    Parameters
+    ----------
+    device : str, torch.device or None
+    name : str
+        The argument's name in the message.
+
+    Returns
+    -------
+    torch.device
+
+    Examples
+    --------
+    >>> resolve_device("cpu")
+    device(type='cpu')
+    >>> resolve_device("tpu")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: device must be a device torch knows (such as 'cpu' or 'cuda'), got 'tpu'; the devices here are: cpu...
+    """
+    if device is None:
+        return get_device()
+    here = available_devices()
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"{name} must be a device torch knows (such as 'cpu' or 'cuda'), got {device!r}; the "
+                         f"devices here are: {', '.join(here)}.") from None
+    if dev.type == "cpu":
+        return dev
+    if dev.type == "cuda" and torch.cuda.is_available() and (dev.index or 0) < torch.cuda.device_count():
+        return dev
+    raise ValueError(f"{name} {str(dev)!r} is not available here: the devices here are: {', '.join(here)}.")
+
+
 def describe_device(device: torch.device | None = None) -> str:
     """A short human-readable label, e.g. ``cpu`` or ``cuda (NVIDIA H200)``.
 

@@ -51,6 +51,20 @@ class RandomFeatures:
 
     @property
     def m(self) -> int:
+        """The number of random directions (rows of the projection ``w``): the number of features for
+        ``"positive"``, half of it for ``"trig"`` (a cos and a sin per direction).
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> import torch
+        >>> phi = random_feature_map(4, 64, kind="trig", seed=1)
+        >>> phi.m, phi(torch.zeros(1, 4, dtype=torch.float64)).shape[-1]
+        (64, 128)
+        """
         return self.w.shape[0]
 
     def __call__(self, x: torch.Tensor, shift: str | None = None) -> torch.Tensor:

@@ -15,15 +15,16 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+import warnings
 
 import numpy as np
 import torch
 
 from ._checks import one_of, positive_number
+from ._streaming import _dense_scores, _normalise
 from .bandwidth import select_bandwidth, silverman_bandwidth
 from .kernels import equivalent_bandwidth, get_kernel
 from .regression import nadaraya_watson
-from .streaming import _dense_scores, _normalise
 
 __all__ = ["NadarayaWatson"]
 
@@ -202,14 +203,31 @@ class NadarayaWatson:
         Returns
         -------
         float
-            1 for a perfect fit, 0 for the constant mean of ``y``, below 0 for worse.
+            1 for a perfect fit, 0 for the constant mean of ``y``, below 0 for worse. NaN when a compact kernel
+            has no training point within h of some query (``predict`` gives NaN there), with a ``RuntimeWarning``
+            that counts those queries: in cross-validation on sorted X, a fold at the end of the range lies outside
+            the other folds' support, so shuffle the folds (``KFold(shuffle=True)``).
 
         Examples
         --------
         >>> NadarayaWatson(bandwidth=1e-3).fit([[0.0], [1.0]], [0.0, 1.0]).score([[0.0], [1.0]], [0.0, 1.0])
         1.0
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     NadarayaWatson("boxcar", 0.5).fit([[0.0], [1.0]], [0.0, 1.0]).score([[0.0], [5.0]], [0.0, 1.0])
+        nan
+        >>> print(caught[0].message)      # doctest: +ELLIPSIS
+        1 of 2 queries have no training point within h = 0.5 of the boxcar kernel...
         """
         pred = self.predict(X)
+        empty = int(np.isnan(pred.reshape(len(pred), -1)).any(axis=1).sum())
+        if empty:
+            warnings.warn(f"{empty} of {len(pred)} queries have no training point within h = {self.bandwidth_:.3g} "
+                          f"of the {self.kernel} kernel, so their prediction is NaN and so is the score. A wider "
+                          "bandwidth, a kernel with unbounded support (gaussian, laplace) or, in cross-validation, "
+                          "shuffled folds (KFold(shuffle=True)) give every query a neighbour.", RuntimeWarning,
+                          stacklevel=2)
         y = _numbers(y, "y")
         if y.shape[0] != pred.shape[0]:
             raise ValueError(f"X and y must have the same number of samples, got {pred.shape[0]} and {y.shape[0]}.")

@@ -19,6 +19,34 @@ from ._checks import one_of
 @dataclass(frozen=True)
 class Kernel:
     """A kernel profile K(u) of u = (x - x_i)/h, with what the product knows about it (``KERNELS`` holds them).
+    Nadaraya-Watson normalises the weights, so a profile's constant factor does not matter.
+
+    Parameters
+    ----------
+    name : str
+        The key used everywhere (links, the command line, tests).
+    latex : str
+        The profile K(u) in LaTeX.
+    profile : callable
+        K(u), tensor in and out.
+    log_profile : callable or None
+        log K(u), for the kernels without compact support (weights computed in the log domain, so a tiny h never
+        gives 0/0); None for compact kernels.
+    compact : bool
+        True when K(u) = 0 for |u| > 1: a query with no training point within h has no estimate.
+    sd : float, optional
+        The standard deviation of the normalised kernel, in units of h (Gaussian 1, boxcar 1/√3, ...).
+    canonical : float, optional
+        The canonical bandwidth (R(K) / μ₂(K)²)^(1/5) of Marron & Nolan (1988): equal canonical widths make kernels
+        of different shapes comparable.
+    dot_product : bool
+        log K((x - x_i)/h) = x·x_i/h² + terms of x or x_i alone (the Gaussian): the fast paths may use a matrix
+        product.
+    fast : str, optional
+        The ``explorer.fastsum`` family that sums this kernel in linear time: "gauss", "laplace" or "polynomial".
+    poly : tuple, optional
+        Polynomial kernels: the coefficients (c0, c1, c2) of K in d = (x - x_i)/h for x_i <= x and for x_i > x,
+        and whether |u| = 1 is inside the support.
 
     Examples
     --------

@@ -135,10 +135,52 @@ class ParametricAttention(nn.Module):
         self.W_o = None if nw_form else nn.Linear(hidden, 1)
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
+        """The embedding phi(z) = [z, z², 1] of the standardised inputs z = (x - x_center) / x_scale.
+
+        Parameters
+        ----------
+        x : torch.Tensor
+            (N,) inputs.
+
+        Returns
+        -------
+        torch.Tensor
+            (N, 3).
+
+        Examples
+        --------
+        >>> ParametricAttention(x_center=1.0, x_scale=2.0).features(torch.tensor([3.0])).tolist()
+        [[1.0, 1.0, 1.0]]
+        """
         z = (x - self.x_center) / self.x_scale
         return torch.stack([z, z * z, torch.ones_like(z)], dim=-1)
 
     def forward(self, x_query, x_train, y_train, exclude_self: bool = False):
+        """The head's estimate at each query and its attention weights; call it as ``head(x_query, x_train,
+        y_train)``.
+
+        Parameters
+        ----------
+        x_query : torch.Tensor
+            (M,) queries.
+        x_train, y_train : torch.Tensor
+            (N,) keys and their targets.
+        exclude_self : bool
+            Leave-one-out: query i may not attend to key i (queries and keys are the same points).
+
+        Returns
+        -------
+        (estimate, weights) : (torch.Tensor (M,), torch.Tensor (M, N))
+            Rows of ``weights`` sum to 1.
+
+        Examples
+        --------
+        >>> x = torch.linspace(0, 1, 5, dtype=torch.float64)
+        >>> head = ParametricAttention(hidden=2, nw_form=True).to(torch.float64).set_gaussian(0.2)
+        >>> estimate, weights = head(x, x, 2 * x, exclude_self=True)
+        >>> float(weights.detach().diagonal().abs().max()), tuple(estimate.shape)
+        (0.0, (5,))
+        """
         q = self.W_q(self.features(x_query))                   # (M, H)
         k = self.W_k(self.features(x_train))                   # (N, H)
         logits = q @ k.T                                       # (M, N)
@@ -152,7 +194,25 @@ class ParametricAttention(nn.Module):
 
     def set_gaussian(self, h: float) -> ParametricAttention:
         """Set W_q, W_k to the exact Gaussian kernel of bandwidth ``h`` (in the units of x): then the
-        weights equal ``regression.nw_weights(..., "gaussian", h)``. Needs ``hidden`` >= 2."""
+        weights equal ``explorer.regression.nw_weights(..., "gaussian", h)``.
+
+        Parameters
+        ----------
+        h : float
+            The bandwidth; needs ``hidden`` >= 2 (the kernel's bilinear form has rank 2).
+
+        Returns
+        -------
+        ParametricAttention
+            This head.
+
+        Examples
+        --------
+        >>> ParametricAttention(hidden=1).set_gaussian(0.5)
+        Traceback (most recent call last):
+        ...
+        ValueError: the Gaussian kernel's bilinear form has rank 2: it needs hidden >= 2.
+        """
         if self.hidden < 2:
             raise ValueError("the Gaussian kernel's bilinear form has rank 2: it needs hidden >= 2.")
         hz = h / self.x_scale                                  # bandwidth in standardised units

@@ -94,7 +94,8 @@ def attention(*, weights, queries: Sequence | None = None, keys: Sequence | None
     Parameters
     ----------
     weights : array_like, shape (M, N)
-        E.g. ``explorer.regression.nw_weights(...)`` or one head of ``explorer.attention.attention(...)``.
+        E.g. ``explorer.regression.nw_weights(...)``, or the weights of
+        ``explorer.attention.dot_product_attention(...)`` (one head).
     queries, keys : sequence, optional
         Labels or positions of the rows and columns (default 0, 1, 2, ...).
     title : str, optional

@@ -23,9 +23,9 @@ import torch
 import torch.nn.functional as F
 
 from ._checks import as_tensor, common, one_of, positive_number
+from ._streaming import _CHUNK_CELLS, _dense_scores, _nearest, _normalise, _nw_streaming, _scores
 from .fastsum import FAST_KERNELS, kernel_sums
 from .kernels import Kernel, get_kernel
-from .streaming import _CHUNK_CELLS, _dense_scores, _nearest, _normalise, _nw_streaming, _scores
 
 __all__ = ["FAST_MIN_CELLS", "MAX_DENSE_CELLS", "METHODS", "defined_mse", "nadaraya_watson", "nadaraya_watson_loop",
            "nw_weights"]
@@ -34,16 +34,20 @@ MAX_DENSE_CELLS = 25_000_000   # nw_weights refuses M x N above this (100 MB of 
 
 
 # --------------------------------------------------------------------------- validation
-def _inputs(x_query, x_train, y_train=None, kernel="gaussian", bandwidth=0.5):
+def _inputs(x_query, x_train, y_train=None, kernel="gaussian", bandwidth=0.5,
+            names: tuple[str, str, str] = ("x_query", "x_train", "y_train")):
+    """The arguments checked and made tensors of one dtype and device; ``names`` are the caller's names for the
+    three arrays, which the messages use (``select_bandwidth(x, y)`` says ``x`` and ``y``)."""
+    q_name, x_name, y_name = names
     kern = get_kernel(kernel)
     h = positive_number(bandwidth, "bandwidth")
-    xt = as_tensor(x_train, "x_train", ndim=1)
-    xq = as_tensor(x_query, "x_query", ndim=1, device=xt.device, dtype=xt.dtype)
+    xt = as_tensor(x_train, x_name, ndim=1)
+    xq = as_tensor(x_query, q_name, ndim=1, device=xt.device, dtype=xt.dtype)
     tensors = [xt, xq]
     if y_train is not None:
-        yt = as_tensor(y_train, "y_train", ndim=1, device=xt.device, dtype=xt.dtype)
+        yt = as_tensor(y_train, y_name, ndim=1, device=xt.device, dtype=xt.dtype)
         if yt.shape[0] != xt.shape[0]:
-            raise ValueError(f"x_train and y_train must have the same length, got {xt.shape[0]} "
+            raise ValueError(f"{x_name} and {y_name} must have the same length, got {xt.shape[0]} "
                              f"and {yt.shape[0]}.")
         tensors.append(yt)
     tensors = common(*tensors)

@@ -25,8 +25,17 @@ from types import ModuleType
 
 @dataclass(frozen=True)
 class Lesson:
-    """One lesson of ``LESSONS``: its name (which names its module, page, catalog and UI text), its section of the
-    navigation and its icon; ``module`` imports the lesson's module, ``script`` is its page.
+    """One lesson of ``LESSONS``; ``module`` imports the lesson's module, ``script`` is its page.
+
+    Parameters
+    ----------
+    name : str
+        Names its module (explorer/lessons/<name>.py), page (pages/<name>.py), text catalog
+        (explorer/text/<name>.toml) and its title in the UI text (``page.<name>``).
+    group : str
+        Its section of the navigation (UI text ``nav.<group>``).
+    icon : str
+        Its icon in the navigation, a Material Symbols name (``:material/...:``).
 
     Examples
     --------
@@ -43,11 +52,32 @@ class Lesson:
 
     @property
     def module(self) -> ModuleType:
-        """The lesson's module (imported on first use: it brings torch with it)."""
+        """The lesson's module (imported on first use: it brings torch with it).
+
+        Returns
+        -------
+        types.ModuleType
+
+        Examples
+        --------
+        >>> lesson("masking").module.__name__
+        'explorer.lessons.masking'
+        """
         return importlib.import_module(f"{__name__}.{self.name}")
 
     @property
     def script(self) -> str:
+        """The lesson's page, relative to the repository (the dashboard's ``st.navigation`` runs it).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> lesson("scaling").script
+        'pages/scaling.py'
+        """
         return f"pages/{self.name}.py"
 
 

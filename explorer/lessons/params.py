@@ -2,7 +2,7 @@
 
 A ``Param`` says everything about one setting and nothing about how it is drawn: its key (in the session's state
 and in a shared link), the kind of widget that shows it, its default, its range or options, and the UI-text keys
-of its label and help. From it the UI draws the widget (``explorer.ui.widgets``), a link is read and written
+of its label and help. From it the UI draws the widget (``explorer.ui.control.draw``), a link is read and written
 (``parse``, ``dump``), a value is checked (``check``) and the help's "from … to …" is filled (``help_text``), so a
 range is stated once::
 

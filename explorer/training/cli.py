@@ -9,7 +9,9 @@ intact loss, its previous-token and induction scores and OV copying score (token
 K-composition with each layer-0 head (layer-1 heads). ``--position`` picks how the model sees positions (none,
 learned, sinusoidal, rope, alibi); ``--eval-lengths 32,64,128 --eval-out FILE`` then writes the trained model's
 loss and accuracy on its task at each length (``length_table``: does the scheme work past the training length?).
-Progress goes to stderr. Bad arguments print one line and exit with status 2.
+``--save FILE`` writes the trained model (and its optimiser, data generator and history) to FILE, a safetensors
+file: ``Trainer.load(FILE)`` brings it back in Python, and the Live training page loads it (a long run trained
+before class). Progress goes to stderr. Bad arguments print one line and exit with status 2.
 
 ``--task icl_bandwidth`` trains the "Attention learns its bandwidth" lesson's table instead (``explorer.incontext``):
 one CSV row per L of the lesson's grid at ``--noise``, ``--context`` and ``--seed`` (``--steps``, default 120, per
@@ -23,6 +25,7 @@ from __future__ import annotations
 import csv
 import sys
 import time
+from pathlib import Path
 
 import torch
 
@@ -48,6 +51,9 @@ def _parser() -> Parser:
     p.add_argument("--seq-len", type=int, default=None)
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     p.add_argument("--heads-out", default=None, help="CSV file for the per-head ablation and circuit numbers")
+    p.add_argument("--save", default=None, metavar="FILE",
+                   help="after training, save the trainer to FILE (safetensors): Trainer.load(FILE) in Python, or "
+                        "'Load a trained model' on the Live training page")
     p.add_argument("--position", choices=POSITIONS, default=None,
                    help="how the model sees positions (default: learned)")
     p.add_argument("--eval-lengths", default=None,
@@ -180,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
                  "warmup": args.warmup, "seq_len": args.seq_len, "position": args.position}
         trainer = Trainer.for_task(args.task, seed=args.seed, device=args.device, total_steps=args.steps,
                                    **{k: v for k, v in given.items() if v is not None})
+        if args.save and not Path(args.save).resolve().parent.is_dir():
+            raise ValueError(f"--save {args.save}: the folder {Path(args.save).parent} does not exist.")
         out = open(args.out, "w", newline="")
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
@@ -197,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
                 rate = trainer.step_count / max(time.time() - start, 1e-9)
                 progress(trainer.step_count, args.steps, f"steps  loss {rows[-1]['loss']:.4f}  {rate:.0f} steps/s")
     sys.stderr.write("\n")
+    if args.save:
+        trainer.save(args.save)          # a stopped run too: its weights are the last good step's
     if trainer.stopped:
         print(f"error: {trainer.stopped}", file=sys.stderr)
         return 1

@@ -29,6 +29,17 @@ HEADS_TICK = 2.0                # seconds between redraws of the heads' tests wh
                                 # the model once per head: at the live view's pace it halved the steps trained)
 
 
+ARCHITECTURE = ("task", "n_layers", "n_heads", "d_model", "seq_len", "with_mlp", "seed")   # a change: a new model
+
+
+def trained_with(trainer: Trainer) -> dict:
+    """The settings ``trainer`` was built with, in ``LiveRun.sync``'s terms (its keyword arguments)."""
+    cfg = trainer.config
+    return {"task": trainer.task.name, "n_layers": cfg.n_layers, "n_heads": cfg.n_heads, "d_model": cfg.d_model,
+            "seq_len": trainer.task.seq_len, "with_mlp": cfg.with_mlp, "seed": trainer.seed, "lr": trainer.lr,
+            "warmup": trainer.warmup, "temperature": trainer.temperature_schedule}
+
+
 @dataclass
 class LiveRun:
     """One viewer's model being trained live (see the module's docstring)."""
@@ -46,7 +57,7 @@ class LiveRun:
         width, length, MLP, seed) changed, else the learning rate and temperature schedule applied to the one there
         is. True when an existing model was replaced. A setting the trainer refuses raises ``ValueError`` (a
         sentence for the viewer) and leaves the previous model as it was."""
-        architecture = (task, n_layers, n_heads, d_model, seq_len, with_mlp, seed)
+        architecture = (task, n_layers, n_heads, d_model, seq_len, with_mlp, seed)       # (ARCHITECTURE)
         rebuilt = False
         if architecture != self.architecture:
             made = make_task(task, seq_len)
@@ -58,6 +69,16 @@ class LiveRun:
         self.trainer.set_lr(lr, warmup)
         self.trainer.set_temperature_schedule(temperature)
         return rebuilt
+
+    def adopt(self, trainer: Trainer) -> dict:
+        """Take ``trainer`` (a model loaded from a file, ``Trainer.load``) as this run's model, paused, and return
+        the settings it was trained with (``trained_with``): once the page's controls show them, ``sync`` keeps
+        this model instead of building a new one."""
+        settings = trained_with(trainer)
+        self.pause()
+        self.trainer, self.asked_anew = trainer, False
+        self.architecture = tuple(settings[k] for k in ARCHITECTURE)
+        return settings
 
     def reset(self) -> None:
         """A new model with the same settings (the next ``sync`` builds it, and does not call it a change)."""

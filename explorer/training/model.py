@@ -32,7 +32,33 @@ POSITIONS = ("none", "learned", "sinusoidal", "rope", "alibi")
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """The shape of a ``TinyTransformer``; every field is checked when the config is made.
+    """The shape of a ``TinyTransformer``; every field is checked when the config is made (``ValueError`` with a
+    sentence for a value out of range).
+
+    Parameters
+    ----------
+    vocab : int, default 16
+        Number of token ids, 2 to 4096 (ignored when ``input_dim`` > 0).
+    seq_len : int, default 16
+        The longest sequence, 2 to 1024: the learned position table has this many rows (the other schemes work at
+        any length).
+    n_layers : int, default 1
+        Transformer blocks, 1 to 4.
+    n_heads : int, default 2
+        Attention heads per layer, 1 to 8; must divide ``d_model``.
+    d_model : int, default 64
+        Width of the residual stream, 16 to 256; each head works in ``d_model // n_heads`` dimensions.
+    with_mlp : bool, default False
+        Whether each block has an MLP after its attention (attention-only models are easier to read).
+    causal : bool, default False
+        True: position t attends to positions 0..t only.
+    input_dim : int, default 0
+        > 0: the inputs are feature vectors (B, T, input_dim), embedded by a linear map, instead of token ids.
+    n_outputs : int, default 0
+        Size of the output head; 0 means ``vocab`` (next-token logits).
+    position : str, default "learned"
+        How positions enter, one of ``POSITIONS``: "none", "learned", "sinusoidal", "rope", "alibi"
+        (``explorer.positional``); RoPE needs an even ``d_model // n_heads``.
 
     Examples
     --------
@@ -71,6 +97,17 @@ class ModelConfig:
 
     @property
     def out_size(self) -> int:
+        """The output head's size: ``n_outputs``, or ``vocab`` when that is 0.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> ModelConfig(vocab=20).out_size, ModelConfig(input_dim=3, n_outputs=1).out_size
+        (20, 1)
+        """
         return self.n_outputs or self.vocab
 
 
@@ -180,7 +217,26 @@ class TinyTransformer(nn.Module):
         self.head = nn.Linear(cfg.d_model, cfg.out_size)
 
     def init_weights(self, gen: torch.Generator) -> TinyTransformer:
-        """Seeded initialisation from a private generator (no global RNG: safe with many sessions)."""
+        """Seeded initialisation from a private generator (no global RNG: safe with many sessions): weight matrices
+        and embeddings N(0, 0.02²), biases 0, LayerNorm gains 1.
+
+        Parameters
+        ----------
+        gen : torch.Generator
+            A CPU generator; the same seed gives the same weights.
+
+        Returns
+        -------
+        TinyTransformer
+            This model, initialised (so that ``TinyTransformer(cfg).init_weights(gen)`` reads as one line).
+
+        Examples
+        --------
+        >>> a = TinyTransformer(ModelConfig()).init_weights(torch.Generator().manual_seed(3))
+        >>> b = TinyTransformer(ModelConfig()).init_weights(torch.Generator().manual_seed(3))
+        >>> all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
+        True
+        """
         with torch.no_grad():
             for name, p in self.named_parameters():
                 if name.endswith("bias"):
@@ -193,11 +249,37 @@ class TinyTransformer(nn.Module):
 
     def forward(self, inputs, attn_mask=None, *, temperature: float = 1.0, kv_caches=None, start_pos: int = 0,
                 ablations=None):
-        """inputs: token ids (B, T) or features (B, T, input_dim); attention logits are divided by
-        sqrt(D) * ``temperature``; ``kv_caches`` (one dict per layer) and ``start_pos`` serve decoding;
-        ``ablations`` {layer: (heads, "zero" | "mean")} switches heads off (see ``explorer.training.ablate``).
+        """Run the model; call it as ``model(inputs, attn_mask, temperature=...)``.
 
-        Returns ``(out, weights)``: out (B, T, out_size) and one (B, H, T, S) tensor per layer.
+        Parameters
+        ----------
+        inputs : torch.Tensor
+            Token ids (B, T), or features (B, T, input_dim) when ``cfg.input_dim`` > 0.
+        attn_mask : torch.Tensor, optional
+            Bool, True = may attend, broadcasting to (B, H, T, S); combined with the causal mask when ``cfg.causal``.
+        temperature : float, default 1.0
+            The attention logits are divided by sqrt(D) · temperature (D = d_model // n_heads).
+        kv_caches : list of dict, optional
+            One dict per layer that keeps its keys and values between decoding steps (``generate`` uses them).
+        start_pos : int, default 0
+            Position of the first input (decoding with a cache feeds one token at position ``start_pos``).
+        ablations : dict, optional
+            {layer: (heads, "zero" | "mean")}: those heads' outputs replaced by 0 or by their batch mean
+            (``explorer.training.ablate``).
+
+        Returns
+        -------
+        (out, weights) : (torch.Tensor, list of torch.Tensor)
+            ``out`` (B, T, out_size): logits, or the regression's outputs; ``weights`` one (B, H, T, S) tensor per
+            layer, each row summing to 1 over the keys it may see (S = T without a cache).
+
+        Examples
+        --------
+        >>> model = TinyTransformer(ModelConfig(vocab=10, seq_len=8, causal=True)).init_weights(
+        ...     torch.Generator().manual_seed(0))
+        >>> out, weights = model(torch.tensor([[1, 2, 3, 4]]), temperature=2.0)
+        >>> tuple(out.shape), tuple(weights[0].shape), torch.allclose(weights[0].sum(-1), torch.ones(1, 2, 4))
+        ((1, 4, 10), (1, 2, 4, 4), True)
         """
         T, scheme = inputs.shape[1], self.cfg.position
         if scheme == "learned" and start_pos + T > self.cfg.seq_len:

@@ -18,9 +18,22 @@ from .model import ModelConfig
 
 @dataclass
 class Batch:
-    """One batch of a task: ``inputs`` (B, T) token ids or (B, T, features), ``targets``, the ``loss_mask`` of
-    positions scored, the ``attn_mask`` the model applies (None: the task's causal or full mask), and for induction
-    the rows its head scores average. ``batch.to(device)`` moves every tensor.
+    """One batch of a task. ``batch.to(device)`` moves every tensor.
+
+    Parameters
+    ----------
+    inputs : torch.Tensor
+        Token ids (B, T), or features (B, T, F) for ``sine_icl``.
+    targets : torch.Tensor
+        What each position should output: token ids (B, T) or real values (B, T).
+    loss_mask : torch.Tensor
+        Bool (B, T): the positions the loss and accuracy count.
+    attn_mask : torch.Tensor, optional
+        Bool (T, T), True = may attend, which the model applies on top of its causal mask; None: no extra mask.
+    prev_rows : torch.Tensor, optional
+        Bool (B, T), induction: the queries whose weight on t - 1 the previous-token score averages.
+    ind_rows : torch.Tensor, optional
+        Bool (B, T), induction: the queries the induction score averages.
 
     Examples
     --------
@@ -38,6 +51,23 @@ class Batch:
     ind_rows: torch.Tensor | None = None    # (B, T) bool: queries the induction score averages
 
     def to(self, device) -> Batch:
+        """This batch with every tensor on ``device``.
+
+        Parameters
+        ----------
+        device : str or torch.device
+
+        Returns
+        -------
+        Batch
+            A new batch (this one is left where it is).
+
+        Examples
+        --------
+        >>> batch = make_task("sort").batch(2, torch.Generator().manual_seed(0)).to("cpu")
+        >>> batch.inputs.device.type, batch.attn_mask is None
+        ('cpu', True)
+        """
         moved = {k: None if v is None else v.to(device) for k, v in vars(self).items()}
         return Batch(**moved)
 
@@ -45,7 +75,22 @@ class Batch:
 @dataclass(frozen=True)
 class TaskDefaults:
     """The settings a task trains well with: what the page loads when the task is picked and what
-    ``python -m explorer.train --task NAME`` uses.
+    ``explorer-train --task NAME`` uses.
+
+    Parameters
+    ----------
+    n_layers, n_heads, d_model : int
+        The model's shape (``ModelConfig``).
+    seq_len : int
+        The sequence length.
+    with_mlp : bool
+        Whether the blocks have MLPs.
+    lr : float
+        Peak learning rate.
+    warmup : int
+        Steps of linear warmup.
+    extra : dict
+        Task-specific settings (none of the four tasks uses any yet).
 
     Examples
     --------
@@ -94,9 +139,38 @@ class Task:
 
     @property
     def default_layers(self) -> int:
+        """The number of layers the task trains well with (``defaults.n_layers``).
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> make_task("reverse").default_layers, make_task("induction").default_layers
+        (1, 2)
+        """
         return self.defaults.n_layers
 
     def model_config(self, **overrides) -> ModelConfig:
+        """A ``ModelConfig`` for this task: its vocabulary, length and mask, the shape of its ``defaults``, and
+        ``overrides`` on top.
+
+        Parameters
+        ----------
+        **overrides
+            Any ``ModelConfig`` field (n_layers, n_heads, d_model, with_mlp, position, ...).
+
+        Returns
+        -------
+        ModelConfig
+
+        Examples
+        --------
+        >>> cfg = make_task("induction").model_config(n_heads=4)
+        >>> cfg.vocab, cfg.seq_len, cfg.causal, cfg.n_heads
+        (64, 32, True, 4)
+        """
         d = self.defaults
         base = dict(vocab=self.vocab, seq_len=self.seq_len, causal=self.causal, n_layers=d.n_layers,
                     n_heads=d.n_heads, d_model=d.d_model, with_mlp=d.with_mlp)
@@ -104,34 +178,143 @@ class Task:
         return ModelConfig(**base)
 
     def attention_mask(self) -> torch.Tensor:
-        """(T, T) bool: which keys each query may attend to (True = may), as the model applies it."""
+        """Which keys each query may attend to, as the model applies it.
+
+        Returns
+        -------
+        torch.Tensor
+            Bool (T, T), True = may attend.
+
+        Examples
+        --------
+        >>> make_task("induction", seq_len=12).attention_mask()[:3, :3].int().tolist()   # causal
+        [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+        """
         allowed = torch.ones(self.seq_len, self.seq_len, dtype=torch.bool)
         return allowed.tril() if self.causal else allowed
 
     def entropy_ceiling(self) -> float:
         """Mean row entropy of uniform attention under ``attention_mask``: the most a head's entropy
-        can be (log T bidirectional; log(T!)/T causal)."""
+        can be (log T bidirectional; log(T!)/T causal).
+
+        Returns
+        -------
+        float
+            In nats.
+
+        Examples
+        --------
+        >>> import math
+        >>> round(make_task("reverse").entropy_ceiling(), 4) == round(math.log(12), 4)
+        True
+        """
         counts = self.attention_mask().sum(-1).double()
         return float(counts[counts > 0].log().mean())
 
     def loss_floor(self) -> float | None:
-        """The lowest loss any model can reach on average (the noise variance), or None when it is 0."""
+        """The lowest loss any model can reach on average (the noise variance), or None when it is 0.
+
+        Returns
+        -------
+        float or None
+
+        Examples
+        --------
+        >>> make_task("sine_icl").loss_floor(), make_task("reverse").loss_floor()
+        (0.09, None)
+        """
         return None
 
     def map_block(self, example: Batch) -> tuple[int, int, int, int] | None:
         """A block of the attention maps worth outlining on the held-out example, as (first query, last query,
-        first key, last key) positions, or None."""
+        first key, last key) positions, or None.
+
+        Parameters
+        ----------
+        example : Batch
+            A batch of one (``held_out_example``).
+
+        Returns
+        -------
+        tuple of int, or None
+
+        Examples
+        --------
+        >>> make_task("reverse").map_block(held_out_example(make_task("reverse"))) is None
+        True
+        """
         return None
 
     def batch(self, size: int, gen: torch.Generator) -> Batch:
+        """A fresh batch of ``size`` examples drawn from ``gen`` (each task defines it).
+
+        Parameters
+        ----------
+        size : int
+        gen : torch.Generator
+            The same generator state gives the same batch.
+
+        Returns
+        -------
+        Batch
+
+        Examples
+        --------
+        >>> b = make_task("reverse").batch(3, torch.Generator().manual_seed(0))
+        >>> tuple(b.inputs.shape), bool((b.targets == b.inputs.flip(1)).all())
+        ((3, 12), True)
+        """
         raise NotImplementedError
 
     def loss(self, out: torch.Tensor, b: Batch) -> torch.Tensor:
+        """The training loss of a model's output on ``b``, over the positions of ``b.loss_mask``: cross-entropy
+        (nats) for token tasks, mean squared error for a regression.
+
+        Parameters
+        ----------
+        out : torch.Tensor
+            The model's output, (B, T, vocab) or (B, T, 1).
+        b : Batch
+
+        Returns
+        -------
+        torch.Tensor
+            A scalar.
+
+        Examples
+        --------
+        >>> task = make_task("reverse")
+        >>> b = task.batch(4, torch.Generator().manual_seed(0))
+        >>> perfect = torch.nn.functional.one_hot(b.targets, task.vocab).float() * 50
+        >>> float(task.loss(perfect, b)) < 1e-6
+        True
+        """
         if self.regression:
             return F.mse_loss(out[..., 0][b.loss_mask], b.targets[b.loss_mask])
         return F.cross_entropy(out[b.loss_mask], b.targets[b.loss_mask])
 
     def accuracy(self, out: torch.Tensor, b: Batch) -> float | None:
+        """The share of scored positions (``b.loss_mask``) whose most likely token is the target; None for a
+        regression.
+
+        Parameters
+        ----------
+        out : torch.Tensor
+            (B, T, vocab) logits.
+        b : Batch
+
+        Returns
+        -------
+        float or None
+            From 0 to 1.
+
+        Examples
+        --------
+        >>> task = make_task("sort")
+        >>> b = task.batch(4, torch.Generator().manual_seed(0))
+        >>> task.accuracy(torch.nn.functional.one_hot(b.targets, task.vocab).float(), b)
+        1.0
+        """
         if self.regression:
             return None
         return float((out.argmax(-1) == b.targets)[b.loss_mask].float().mean())

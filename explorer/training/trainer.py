@@ -5,107 +5,22 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
 
 from .._checks import integer_in, one_of, positive_number
-from ..device import get_device
+from ..device import resolve_device
 from ..i18n import Message
 from .heads import head_metrics_steps, head_scores_steps
 from .model import ModelConfig, TinyTransformer
+from .saved import load as load_trainer
+from .saved import save as save_trainer
+from .schedule import SCHEDULES, TEMPERATURE_SCHEDULES, TemperatureSchedule, diverged, learning_rate
 from .tasks import Batch, Task, held_out_example, make_task
 
-SCHEDULES = ("constant", "cosine")
-TEMPERATURE_SCHEDULES = ("constant", "linear", "cosine")
-MAX_LR = 10.0
-
-
-@dataclass(frozen=True)
-class TemperatureSchedule:
-    """How the attention temperature multiplier moves over training: ``constant``, ``linear`` or ``cosine`` from
-    ``start`` to ``end``; ``at(step, total)`` gives its value.
-
-    Examples
-    --------
-    >>> schedule = TemperatureSchedule("linear", 2.0, 1.0)
-    >>> [schedule.at(step, 100) for step in (0, 50, 100, 200)]
-    [2.0, 1.5, 1.0, 1.0]
-    """
-
-    kind: str = "constant"
-    start: float = 1.0
-    end: float = 1.0
-
-    def __post_init__(self):
-        one_of(self.kind, TEMPERATURE_SCHEDULES, "temperature schedule")
-        positive_number(self.start, "start temperature", upper=100.0)
-        positive_number(self.end, "end temperature", upper=100.0)
-
-    def at(self, step: int, total: int) -> float:
-        """Temperature multiplier at ``step`` of ``total`` (held at the end value afterwards)."""
-        if self.kind == "constant":
-            return self.start
-        frac = min(1.0, step / max(1, total))
-        if self.kind == "linear":
-            return self.start + (self.end - self.start) * frac
-        return self.end + (self.start - self.end) * 0.5 * (1 + math.cos(math.pi * frac))
-
-
-def learning_rate(step: int, base_lr: float, warmup: int, total: int, schedule: str) -> float:
-    """Linear warmup over ``warmup`` steps, then constant or cosine decay to 10 % of base_lr at ``total``.
-
-    Parameters
-    ----------
-    step : int
-    base_lr : float
-    warmup : int
-    total : int
-    schedule : {"constant", "cosine"}
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> [round(learning_rate(s, 1.0, 10, 110, "cosine"), 3) for s in (0, 9, 10, 60, 110)]
-    [0.1, 1.0, 1.0, 0.55, 0.1]
-    """
-    if warmup and step < warmup:
-        return base_lr * (step + 1) / warmup
-    if schedule == "constant":
-        return base_lr
-    frac = min(1.0, (step - warmup) / max(1, total - warmup))
-    return base_lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
-
-
-DIVERGE_FACTOR, DIVERGE_STEPS = 2.0, 20    # loss above twice its starting level for 20 steps in a row
-
-
-def diverged(history: list[dict]) -> bool:
-    """True when the loss has stayed above ``DIVERGE_FACTOR`` times its starting level (the first step's
-    loss, taken before any update) for the last ``DIVERGE_STEPS`` steps: the run is blowing up, even if
-    every number is still finite.
-
-    Parameters
-    ----------
-    history : list of dict
-        A trainer's metrics rows.
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> diverged([{"loss": 1.0}] + [{"loss": 3.0}] * DIVERGE_STEPS), diverged([{"loss": 1.0}] * 30)
-    (True, False)
-    """
-    if len(history) < 1 + DIVERGE_STEPS:
-        return False
-    return all(r["loss"] > DIVERGE_FACTOR * history[0]["loss"] for r in history[-DIVERGE_STEPS:])
+__all__ = ["SCHEDULES", "TEMPERATURE_SCHEDULES", "TemperatureSchedule", "Trainer", "diverged", "learning_rate"]
 
 
 class Trainer:
@@ -133,7 +48,8 @@ class Trainer:
     seed : int
         Seeds the weights and the data.
     device : str or torch.device, optional
-        By default ``explorer.device.get_device()``.
+        By default ``explorer.device.get_device()``; one that is not available here raises ``ValueError`` naming the
+        devices there are.
     batch_size : int
     total_steps : int
         The length of the cosine schedule.
@@ -162,7 +78,7 @@ class Trainer:
         self.batch_size = integer_in(batch_size, "batch_size", 1, 4096)
         self.seed = integer_in(seed, "seed", 0, 2**31 - 1)
         self.temperature_schedule = temperature_schedule or TemperatureSchedule("constant", 1.0, 1.0)
-        self.device = get_device() if device is None else torch.device(device)
+        self.device = resolve_device(device)
         self.model = self.initial_model()
         self.data_gen = torch.Generator().manual_seed(self.seed + 1)
         self.opt = torch.optim.AdamW(self.model.parameters(), lr=self.lr, weight_decay=0.01)
@@ -178,9 +94,31 @@ class Trainer:
     @classmethod
     def for_task(cls, task: Task | str, seed: int = 0, device: str | torch.device | None = None,
                  **overrides) -> Trainer:
-        """A trainer with the task's own defaults (``task.defaults``: model size, sequence length, lr,
-        warmup); ``overrides`` may set any of ``n_layers``, ``n_heads``, ``d_model``, ``with_mlp``, ``position``,
-        ``seq_len``, ``lr``, ``warmup`` and the other ``Trainer`` arguments."""
+        """A trainer with the task's own defaults (``task.defaults``: model size, sequence length, lr, warmup).
+
+        Parameters
+        ----------
+        task : Task or str
+            A task, or its name: "reverse", "induction", "sort", "sine_icl".
+        seed : int
+            Seeds the weights and the data.
+        device : str or torch.device, optional
+            As in ``Trainer``.
+        **overrides
+            Any of ``n_layers``, ``n_heads``, ``d_model``, ``with_mlp``, ``position`` (the model), ``seq_len`` (the
+            task, when given by name) and ``lr``, ``warmup``, ``schedule``, ``temperature_schedule``,
+            ``batch_size``, ``total_steps`` (the trainer).
+
+        Returns
+        -------
+        Trainer
+
+        Examples
+        --------
+        >>> trainer = Trainer.for_task("induction", seed=1, n_heads=4, position="alibi")
+        >>> trainer.config.n_layers, trainer.config.n_heads, trainer.config.position, trainer.lr
+        (2, 4, 'alibi', 0.001)
+        """
         if isinstance(task, str):
             task = make_task(task, overrides.pop("seq_len", None))
         else:
@@ -191,9 +129,83 @@ class Trainer:
         return cls(cfg, task, lr=overrides.pop("lr", d.lr), warmup=overrides.pop("warmup", d.warmup), seed=seed,
                    device=device, **overrides)
 
+    def save(self, path) -> Path:
+        """Write this trainer to ``path``: its weights, optimiser state, data generator, settings and metrics history,
+        in one safetensors file (``explorer.training.saved``); ``Trainer.load`` brings it back.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> trainer = Trainer.for_task("reverse", seed=0)
+        >>> _ = trainer.step(2)
+        >>> path = trainer.save(pathlib.Path(tempfile.mkdtemp()) / "reverse.safetensors")
+        >>> again = Trainer.load(path)
+        >>> again.step_count, again.config == trainer.config, len(again.history)
+        (2, True, 2)
+        """
+        with self.lock:
+            return save_trainer(self, path)
+
+    @classmethod
+    def load(cls, path, device: str | torch.device | None = None) -> Trainer:
+        """The trainer ``Trainer.save`` wrote to ``path``, ready to train on from the step it was saved at (the
+        same batches and updates as if it had never stopped). The file is read with safetensors: it holds tensors
+        and text only, and loading it runs no code from it. A file that is not a saved trainer, or whose weights do
+        not fit its settings, raises ``ValueError`` with a sentence.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+        device : str or torch.device, optional
+            Where to put the model; by default ``explorer.device.get_device()``.
+
+        Returns
+        -------
+        Trainer
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> path = Trainer.for_task("sort", seed=1).save(pathlib.Path(tempfile.mkdtemp()) / "sort.safetensors")
+        >>> Trainer.load(path).task.name
+        'sort'
+        """
+        return load_trainer(cls, path, device=device)
+
     def memo(self, name: str, compute: Callable[[], Any], *depends) -> Any:
         """``compute()``, once per value of ``depends`` (e.g. the step count): what a page reads of this model
-        between reruns without recomputing it (the evaluation batch, the loss before training)."""
+        between reruns without recomputing it (the evaluation batch, the loss before training).
+
+        Parameters
+        ----------
+        name : str
+            What is kept; one value per name.
+        compute : callable
+            Called with no arguments when ``depends`` changed since the last call under ``name``.
+        *depends
+            The values the result depends on.
+
+        Returns
+        -------
+        object
+            What ``compute`` returned, now or earlier.
+
+        Examples
+        --------
+        >>> trainer = Trainer.for_task("reverse")
+        >>> calls = []
+        >>> [trainer.memo("n", lambda: calls.append(1) or len(calls), trainer.step_count) for _ in range(3)]
+        [1, 1, 1]
+        """
         with self.lock:
             held = self._memo.get(name)
             if held is None or held[0] != depends:
@@ -201,14 +213,43 @@ class Trainer:
             return held[1]
 
     def initial_model(self) -> TinyTransformer:
-        """A new model with the weights this trainer started from (they follow from its config and seed)."""
+        """A new model with the weights this trainer started from (they follow from its config and seed).
+
+        Returns
+        -------
+        TinyTransformer
+
+        Examples
+        --------
+        >>> trainer = Trainer.for_task("reverse", seed=4)
+        >>> first = trainer.initial_model().head.weight.clone()
+        >>> _ = trainer.step(5)
+        >>> torch.equal(trainer.initial_model().head.weight, first), torch.equal(trainer.model.head.weight, first)
+        (True, False)
+        """
         gen = torch.Generator().manual_seed(self.seed)
         return TinyTransformer(self.config).init_weights(gen).to(self.device)
 
     # -- settings that may change between steps (the weights are kept)
     def set_lr(self, lr: float, warmup: int | None = None, schedule: str | None = None) -> None:
         """Change the learning rate (and warmup/schedule). A new learning rate clears a stop caused by a
-        non-finite loss: the weights are those of the last good step, so training can go on."""
+        non-finite loss: the weights are those of the last good step, so training can go on.
+
+        Parameters
+        ----------
+        lr : float
+            > 0 and at most 1e4.
+        warmup : int, optional
+            Keeps the current one when None.
+        schedule : {"constant", "cosine"}, optional
+            Keeps the current one when None.
+
+        Examples
+        --------
+        >>> trainer = Trainer.for_task("reverse")
+        >>> trainer.set_lr(1e-3, schedule="constant"); trainer.lr, trainer.schedule
+        (0.001, 'constant')
+        """
         lr = positive_number(lr, "lr", upper=1e4)
         warmup = self.warmup if warmup is None else integer_in(warmup, "warmup", 0, 100_000)
         schedule = self.schedule if schedule is None else schedule
@@ -219,11 +260,44 @@ class Trainer:
             self.lr, self.warmup, self.schedule = lr, warmup, schedule
 
     def set_temperature_schedule(self, schedule: TemperatureSchedule) -> None:
+        """Follow ``schedule`` from now on (the weights are kept).
+
+        Parameters
+        ----------
+        schedule : TemperatureSchedule
+
+        Examples
+        --------
+        >>> trainer = Trainer.for_task("reverse")
+        >>> trainer.set_temperature_schedule(TemperatureSchedule("constant", 2.0, 2.0)); trainer.temperature
+        2.0
+        """
         with self.lock:
             self.temperature_schedule = schedule
 
     def step(self, n: int = 1) -> list[dict]:
-        """Advance up to ``n`` steps; return one metrics row per step taken."""
+        """Train up to ``n`` steps (fewer when training stops: a non-finite loss or gradient, or a divergence, sets
+        ``stopped`` and leaves the weights at the last good step).
+
+        Parameters
+        ----------
+        n : int
+            1 to 1,000,000.
+
+        Returns
+        -------
+        list of dict
+            One metrics row per step taken, also appended to ``history``: ``step``, ``loss``, ``accuracy`` (NaN
+            for a regression), ``lr``, ``temperature`` and, per head, ``entropy_l{l}_h{h}``, ``maxw_l{l}_h{h}``,
+            ``prevtok_l{l}_h{h}`` and ``induction_l{l}_h{h}`` (token tasks), and ``headsim_l{l}`` per layer.
+
+        Examples
+        --------
+        >>> trainer = Trainer.for_task("sort", seed=0)
+        >>> rows = trainer.step(4)
+        >>> len(rows), rows[-1]["step"], trainer.step_count, "entropy_l1_h0" in rows[0]
+        (4, 3, 4, True)
+        """
         n = integer_in(n, "n", 1, 1_000_000)
         with self.lock:
             return self._advance(n)
@@ -289,12 +363,38 @@ class Trainer:
 
     @property
     def temperature(self) -> float:
-        """The attention temperature the schedule sets at the current step."""
+        """The attention temperature the schedule sets at the current step.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> Trainer.for_task("reverse").temperature
+        1.0
+        """
         return self.temperature_schedule.at(self.step_count, self.total_steps)
 
     def schedules(self, every: int = 5) -> dict[str, list]:
         """The learning rate and the temperature multiplier at every ``every``-th step from 0 to
-        ``total_steps`` (after which both hold their last value), for drawing."""
+        ``total_steps`` (after which both hold their last value), for drawing.
+
+        Parameters
+        ----------
+        every : int
+
+        Returns
+        -------
+        dict
+            ``step``, ``lr`` and ``temperature``: lists of one length.
+
+        Examples
+        --------
+        >>> s = Trainer.for_task("reverse", total_steps=100, warmup=10).schedules(every=50)
+        >>> s["step"], [round(v, 5) for v in s["lr"]]
+        ([0, 50, 100], [0.0003, 0.00188, 0.0003])
+        """
         steps = list(range(0, self.total_steps + 1, every))
         return {"step": steps,
                 "lr": [learning_rate(k, self.lr, self.warmup, self.total_steps, self.schedule) for k in steps],
@@ -302,7 +402,18 @@ class Trainer:
 
     @torch.inference_mode()
     def attention_maps(self) -> list[torch.Tensor]:
-        """Per layer, the (H, T, T) weights on the fixed held-out example, at the current temperature."""
+        """Per layer, the attention weights on the fixed held-out example, at the current temperature.
+
+        Returns
+        -------
+        list of torch.Tensor
+            One (H, T, T) tensor per layer, on the CPU.
+
+        Examples
+        --------
+        >>> [tuple(w.shape) for w in Trainer.for_task("induction").attention_maps()]
+        [(2, 32, 32), (2, 32, 32)]
+        """
         with self.lock:
             self.model.eval()
             _, weights = self.model(self.example.inputs, self.example.attn_mask, temperature=self.temperature)
@@ -310,7 +421,20 @@ class Trainer:
 
     @torch.inference_mode()
     def example_predictions(self) -> dict[str, torch.Tensor]:
-        """Inputs, targets, loss mask and the model's output on the held-out example (batch of 1)."""
+        """Inputs, targets, loss mask and the model's output on the held-out example (batch of 1).
+
+        Returns
+        -------
+        dict
+            ``inputs``, ``targets``, ``loss_mask`` and ``prediction`` (the most likely token, or the regression's
+            value), each a tensor of the example's length, on the CPU.
+
+        Examples
+        --------
+        >>> out = Trainer.for_task("reverse").example_predictions()
+        >>> sorted(out), tuple(out["prediction"].shape)
+        (['inputs', 'loss_mask', 'prediction', 'targets'], (12,))
+        """
         with self.lock:
             self.model.eval()
             out, _ = self.model(self.example.inputs, self.example.attn_mask, temperature=self.temperature)

@@ -14,8 +14,10 @@ import pandas as pd
 import streamlit as st
 
 from ..lessons import live_training as L
-from ..training import TASKS
-from ..training.live import HEADS_TICK, TICK, LiveRun
+from ..outside import Outside
+from ..training import TASKS, Trainer
+from ..training.live import HEADS_TICK, TICK, LiveRun, trained_with
+from ..training.saved import from_bytes
 from ..training.slots import SLOTS
 from .control import ON_CHANGE, draw, stop_page, value, values
 from .figure import show_spec
@@ -55,6 +57,79 @@ def draw_controls(where) -> None:
         t1, t2 = c4.columns(2)
         draw(L.TEMP_START, t1)
         draw(L.TEMP_END, t2, disabled=value(L.TEMP_KIND) == "constant")
+        draw_load()
+
+
+# ------------------------------------------------------------------------------- a model trained elsewhere
+LOAD_GENERATION = "train.load_generation"   # a new uploader key empties it once its file has been read
+LOAD_SAID = "train.load_said"               # (tone, sentence) about the last file: loaded, or why not
+
+
+def draw_load() -> None:
+    """"Load a trained model": a file ``Trainer.save`` or ``explorer-train --save`` wrote (a long run trained before
+    class) becomes this session's model, paused at the step it was saved at, and the settings above show what it
+    was trained with. Read in the uploader's callback, before any control is drawn, so the controls can take the
+    model's settings; at most ``server.maxUploadSize`` MB, parsed without running anything from the file."""
+    state = st.session_state
+    key = f"train.load.{state.setdefault(LOAD_GENERATION, 0)}"
+    mb = st.get_option("server.maxUploadSize")
+    st.file_uploader(tr("lt.load", mb=mb), type=["safetensors"], key=key, help=tr("lt.load_help", mb=mb),
+                     on_change=_load_saved_model, args=(key,))
+    said = state.get(LOAD_SAID)
+    if said:
+        (st.success if said[0] == "success" else st.error)(said[1])
+
+
+def _page_values(trainer: Trainer) -> dict:
+    """The page's settings that show ``trainer``'s, by key; ``ValueError`` (a sentence) naming the first setting the
+    page cannot show, with what it offers."""
+    if trainer.config.position != "learned":
+        raise ValueError(tr("lt.load_position", position=trainer.config.position))
+    got = trained_with(trainer)
+    temperature = got.pop("temperature")
+    wanted = {L.TASK: got["task"], L.LAYERS: got["n_layers"], L.HEADS: got["n_heads"], L.D_MODEL: got["d_model"],
+              L.SEQ_LEN: got["seq_len"], L.MLP: got["with_mlp"], L.SEED: got["seed"], L.LR: got["lr"],
+              L.WARMUP: got["warmup"], L.TEMP_KIND: temperature.kind, L.TEMP_START: temperature.start,
+              L.TEMP_END: temperature.end}
+    out = {}
+    for param, v in wanted.items():
+        try:
+            out[param.key] = param.check(v)
+            off_step = param.step and param.lo is not None and (v - param.lo) % param.step
+            if off_step or (param.options is not None and out[param.key] != v):
+                raise ValueError(v)
+        except (ValueError, TypeError):
+            first, last = param.range()
+            offered = ", ".join(param.option_text(o, lang()) for o in param.options) if param.options else \
+                f"{param.option_text(first, lang())} … {param.option_text(last, lang())}"
+            raise ValueError(tr("lt.load_unfit", setting=tr(param.label), value=str(v), offered=offered)) from None
+    return out
+
+
+def _load_saved_model(key: str) -> None:
+    state = st.session_state
+    upload = state.get(key)
+    if upload is None:
+        return
+    state[LOAD_GENERATION] += 1                    # the uploader empties: the file has been read
+    try:
+        trainer = from_bytes(Trainer, upload.getvalue())
+    except ValueError as err:                      # the reason may quote the file: shown as text
+        reason = Outside(str(err), limit=300)
+        state[LOAD_SAID] = ("error", tr("lt.load_refused", file=Outside(upload.name), error=reason))
+        return                                     # the model being trained stays as it was
+    try:
+        page = _page_values(trainer)
+    except ValueError as err:                      # our own sentence
+        state[LOAD_SAID] = ("error", tr("lt.load_refused", file=Outside(upload.name), error=str(err)))
+        return
+    run = state.get(RUN)
+    if run is None:
+        run = state[RUN] = LiveRun(uuid.uuid4().hex)
+    run.adopt(trainer)
+    state.update(page)
+    state[LOAD_SAID] = ("success", tr("lt.loaded", file=Outside(upload.name), steps=trainer.step_count,
+                                      task=tr(f"taskname.{trainer.task.name}")))
 
 
 def session_run() -> LiveRun:

@@ -1,7 +1,7 @@
 import torch
 
 from explorer.training import TASKS
-from tests.app.helpers import assert_clean, chart_data, page
+from tests.app.helpers import assert_clean, chart_data, page, shown
 
 
 def buttons(at):
@@ -193,3 +193,63 @@ def test_switching_heads_off_on_the_page_never_touches_the_trained_weights():
     assert not at.exception
     assert trainer.step_count == 100
     assert all(torch.equal(before[k], v) for k, v in trainer.model.state_dict().items())
+
+
+def load_file(at, name: str, data: bytes):
+    generation = at.session_state["train.load_generation"] if "train.load_generation" in at.session_state else 0
+    return at.file_uploader(key=f"train.load.{generation}").set_value((name, data, "application/octet-stream")).run()
+
+
+def test_a_model_trained_by_the_cli_loads_paused_at_its_step_and_start_goes_on_from_there(tmp_path):
+    """The lecturer's long run: trained by ``explorer-train --save`` before class (here ``Trainer.save`` with the
+    CLI's settings: the file is the same), loaded on the page. The controls show what it was trained with, the
+    model is the file's (not a new one built from the controls), and training goes on from its step."""
+    from explorer.training import Trainer
+    from explorer.training.saved import to_bytes
+
+    before_class = Trainer.for_task("sort", seed=7, lr=1e-3, warmup=10, n_heads=4)
+    before_class.step(30)
+    at = page("live_training")
+    buttons(at)["Step ×10"].click().run()                            # a model of the page's own, 10 steps in
+    load_file(at, "sort-30.safetensors", to_bytes(before_class))
+    assert_clean(at)
+    run = at.session_state["train.run"]
+    assert run.trainer.step_count == 30 and not run.running
+    assert (at.session_state["train.task"], at.session_state["train.heads"], at.session_state["train.seed"],
+            at.session_state["train.lr"], at.session_state["train.warmup"]) == ("sort", 4, 7, 1e-3, 10)
+    assert [shown(s.value) for s in at.success] == [
+        "Loaded sort-30.safetensors: a sort model trained 30 steps. Start goes on from step 30."]
+    at.run()                                                          # a rerun keeps the loaded model
+    assert at.session_state["train.run"].trainer is run.trainer
+    buttons(at)["Step ×10"].click().run()
+    before_class.step(10)                                             # the reference: the same run, not stopped
+    assert [r["loss"] for r in run.trainer.history] == [r["loss"] for r in before_class.history]
+    assert_clean(at)
+
+
+def test_a_file_that_is_not_a_saved_model_is_refused_in_one_sentence_and_the_model_is_kept():
+    at = page("live_training")
+    buttons(at)["Step ×10"].click().run()
+    trainer = at.session_state["train.run"].trainer
+    load_file(at, "[notes](https://evil.example).safetensors", b"step,loss\n0,1.0\n" * 20)
+    assert not at.exception
+    (error,) = at.error
+    said = shown(error.value)                        # as a reader sees it: the file's name as text, not a link
+    assert said.startswith("[notes](https://evil.example).safetensors was not loaded: this is not a saved trainer")
+    assert said.endswith("The model you had is kept.")
+    assert at.session_state["train.run"].trainer is trainer and trainer.step_count == 10
+
+
+def test_a_model_the_page_cannot_show_is_refused_with_what_it_offers():
+    from explorer.training import Trainer
+    from explorer.training.saved import to_bytes
+
+    at = page("live_training")
+    trainer = at.session_state["train.run"].trainer
+    for made, said in ((Trainer.for_task("reverse", lr=4e-3), "Learning rate = 0.004, which this page does not "
+                                                               "offer (it offers 0.0001, 0.0002,"),
+                       (Trainer.for_task("induction", position="rope"), 'it sees positions by "rope"')):
+        load_file(at, "run.safetensors", to_bytes(made))
+        (error,) = at.error
+        assert said in shown(error.value)
+        assert at.session_state["train.run"].trainer is trainer

@@ -130,3 +130,67 @@ def test_one_dimensional_x_is_refused_with_the_reshape_to_use():
     model = NadarayaWatson(bandwidth=1.0).fit(np.arange(5.0)[:, None], np.arange(5.0))
     with pytest.raises(ValueError, match="same number of samples, got 5 and 4"):
         model.score(np.arange(5.0)[:, None], np.arange(4.0))
+
+
+# ------------------------------------------------------------------ compact kernels in cross-validation
+SORTED_X = np.sort(np.random.default_rng(0).uniform(0, 6, 100))
+SORTED_Y = np.sin(SORTED_X)
+
+
+@pytest.mark.parametrize("kernel", ["boxcar", "epanechnikov", "triangular"])
+def test_unshuffled_folds_on_sorted_x_leave_queries_without_a_neighbour_and_score_says_how_many(kernel):
+    """scikit-learn's default KFold cuts sorted x into stretches: the end folds lie outside the other folds' support,
+    so a compact kernel has no estimate there. ``score`` returns NaN and warns with the count, which a brute-force
+    count of the test points with no training point within h confirms."""
+    from sklearn.model_selection import KFold
+
+    folds_with_lonely_queries = 0
+    for train, test in KFold(5).split(SORTED_X[:, None]):
+        model = NadarayaWatson(kernel=kernel).fit(SORTED_X[train, None], SORTED_Y[train])
+        lonely = sum(np.abs(SORTED_X[train] - x).min() > model.bandwidth_ for x in SORTED_X[test])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            score = model.score(SORTED_X[test, None], SORTED_Y[test])
+        said = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+        if lonely:
+            assert math.isnan(score)
+            assert len(said) == 1 and said[0].startswith(f"{lonely} of {len(test)} queries have no training point")
+            assert "KFold(shuffle=True)" in said[0]
+            folds_with_lonely_queries += 1
+        else:
+            assert math.isfinite(score) and not said
+    assert folds_with_lonely_queries >= 2                     # at least the two end folds
+
+
+def test_shuffled_folds_score_every_fold_and_grid_search_picks_a_real_score():
+    from sklearn.model_selection import KFold, cross_val_score
+
+    folds = KFold(5, shuffle=True, random_state=0)
+    model = NadarayaWatson(kernel="epanechnikov")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)              # no fold leaves a query without a neighbour
+        scores = cross_val_score(model, SORTED_X[:, None], SORTED_Y, cv=folds)
+        search = GridSearchCV(model, {"bandwidth": [0.3, 0.6, 1.2]}, cv=folds).fit(SORTED_X[:, None], SORTED_Y)
+    assert np.isfinite(scores).all() and scores.min() > 0.9
+    assert search.best_score_ > 0.9
+
+
+def test_a_bandwidth_given_as_text_is_refused_everywhere_it_is_taken():
+    for call in (lambda: r.nadaraya_watson([0.0], [0.0, 1.0], [0.0, 1.0], "gaussian", "0.2"),
+                 lambda: bw.select_bandwidth([0.0, 1.0, 2.0], [0.0, 1.0, 0.0], "gaussian", ["0.2", 1.0]),
+                 lambda: NadarayaWatson(bandwidth="0.2").fit([[0.0], [1.0]], [0.0, 1.0])):
+        with pytest.raises(ValueError, match=r"'0\.2'"):
+            call()
+
+
+def test_select_bandwidth_names_its_own_arguments_and_a_single_point():
+    with pytest.raises(ValueError, match=r"^x and y must have the same length, got 3 and 2\.$"):
+        bw.select_bandwidth([0.0, 1.0, 2.0], [0.0, 1.0])
+    with pytest.raises(ValueError, match=r"^y must be 1-dimensional"):
+        bw.select_bandwidth([0.0, 1.0, 2.0], [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]])
+    with pytest.raises(ValueError, match=r"^x holds 1 point: choosing a bandwidth needs at least 2 points"):
+        bw.select_bandwidth([1.0], [2.0])
+    with pytest.raises(ValueError, match=r"^x holds 1 point"):
+        bw.loo_cv_scores([1.0], [2.0])
+    with pytest.raises(ValueError, match="all x values are identical"):       # two points at one x: a different case
+        bw.select_bandwidth([1.0, 1.0], [2.0, 3.0])

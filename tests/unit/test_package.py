@@ -2,27 +2,60 @@
 and example data, and works from outside the repository."""
 
 import shutil
+import stat
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
 
 
+def read_only_checkout(folder: Path) -> Path:
+    """A copy of what a source distribution holds, every file and folder made read-only (as a course's shared
+    folder is). Root ignores the permission bits, so the tests also compare the tree before and after."""
+    for name in ("pyproject.toml", "README.md", "requirements.txt", "requirements-dev.txt"):
+        shutil.copy(ROOT / name, folder / name)
+    shutil.copytree(ROOT / "explorer", folder / "explorer", ignore=shutil.ignore_patterns("__pycache__"))
+    for path in [*folder.rglob("*"), folder]:
+        path.chmod(path.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    return folder
+
+
+def tree(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every path under ``folder`` with its size and modification time (ns)."""
+    return {p.relative_to(folder).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")}
+
+
+def pip(*args: str) -> subprocess.CompletedProcess:
+    """This interpreter's pip, offline (the build backend comes from the test extra, not from a download)."""
+    return subprocess.run([sys.executable, "-m", "pip", *args, "-q", "--no-deps", "--no-build-isolation",
+                           "--no-index"], capture_output=True, text=True, timeout=300)
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
-    """A wheel built from a copy of what a source distribution holds (so the build leaves no files here)."""
-    src, out = tmp_path_factory.mktemp("src"), tmp_path_factory.mktemp("wheel")
-    for name in ("pyproject.toml", "README.md", "requirements.txt", "requirements-dev.txt"):
-        shutil.copy(ROOT / name, src / name)
-    shutil.copytree(ROOT / "explorer", src / "explorer", ignore=shutil.ignore_patterns("__pycache__"))
-    res = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-                          "-w", str(out), str(src)], capture_output=True, text=True, timeout=300)
+    """A wheel built from a read-only copy of the checkout; the build writes nothing into it."""
+    src, out = read_only_checkout(tmp_path_factory.mktemp("src")), tmp_path_factory.mktemp("wheel")
+    before = tree(src)
+    res = pip("wheel", "-w", str(out), str(src))
     assert res.returncode == 0, res.stderr
+    assert tree(src) == before                       # no build/, no *.egg-info, no file touched
     (path,) = out.glob("attention_explorer-*.whl")
     return path
+
+
+def test_pip_install_of_a_read_only_checkout_works_and_writes_nothing_into_it(tmp_path):
+    (tmp_path / "checkout").mkdir()
+    src = read_only_checkout(tmp_path / "checkout")
+    before = tree(src)
+    res = pip("install", "--target", str(tmp_path / "site"), str(src))
+    assert res.returncode == 0, res.stderr
+    assert tree(src) == before
+    assert (tmp_path / "site" / "explorer" / "training" / "saved.py").exists()
+    assert list((tmp_path / "site").glob("attention_explorer-*.dist-info"))
 
 
 def test_wheel_holds_the_package_and_its_data_only(wheel):
@@ -84,5 +117,7 @@ def test_wheel_requires_exactly_the_pinned_requirements(wheel):
     test_extra = {line.strip() for line in (ROOT / "requirements-dev.txt").read_text().splitlines()
                   if line.strip() and not line.startswith("#")}
     assert {r for r in required if "extra ==" not in r} == runtime
-    assert {r.split(";")[0].strip() for r in required if 'extra == "test"' in r} == test_extra
+    marker = {r.split(";")[0].strip(): r.partition(";")[2].replace("'", '"').strip() for r in required}
+    marked = {r for r, m in marker.items() if m == 'extra == "test"'}
+    assert marked == test_extra
     assert "torch==2.13.0" in runtime

@@ -2,6 +2,7 @@
 has a log profile, summed over query blocks × training chunks with an online log-sum-exp (so memory stays at one
 block), and the h -> 0 limit taken exactly where every score underflows. ``explorer.regression`` and
 ``explorer.bandwidth`` (leave-one-out) build on it; the fast sums and the dot-product rewrites are the others.
+Private to the package (every name here starts with ``_``): ``explorer.regression.nadaraya_watson`` is its public face.
 """
 
 from __future__ import annotations
