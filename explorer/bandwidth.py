@@ -200,6 +200,51 @@ LOO_METHODS = ("auto", "fast", "direct")
 
 SEARCH_GRID = {True: 48, False: 32}     # log-spaced bandwidths scored first: compact kernels, smooth ones
 SEARCH_REFINE = 3                       # the best local minima of the grid refined by golden-section search
+FLAT = 1e-9              # leave-one-out scores this close (relatively) are the same score
+
+
+def flat_below(x, y, kernel: str, h: float) -> float | None:
+    """Where the leave-one-out curve is flat from the search range's lower end up to ``h``: the largest bandwidth
+    of the search grid (``search_grid``) that still scores what the range's smallest one does, when ``h`` scores no
+    better (within ``FLAT``, relatively); else None. A Gaussian or Laplace smoother's estimate tends to its nearest
+    neighbour's value as h -> 0, so on some data every small h scores the same: a minimum found there is where the
+    search stopped, not a bandwidth the data chose.
+
+    Parameters
+    ----------
+    x, y : array_like, shape (N,)
+    kernel : str
+    h : float
+        A bandwidth the search found (``select_bandwidth``).
+
+    Returns
+    -------
+    float or None
+        The flat stretch's upper end, or None when ``h`` scores lower than every bandwidth below it.
+
+    Examples
+    --------
+    >>> from explorer.data import make_dataset
+    >>> flat, dipped = make_dataset("d2l", n=10, seed=0), make_dataset("d2l", n=10, seed=1)
+    >>> round(flat_below(flat.x, flat.y, "gaussian", select_bandwidth(flat.x, flat.y, "gaussian")), 4)
+    0.0346
+    >>> flat_below(dipped.x, dipped.y, "gaussian", select_bandwidth(dipped.x, dipped.y, "gaussian")) is None
+    True
+    """
+    grid = search_grid(x, kernel)
+    scores = loo_cv_scores(x, y, kernel, grid).tolist()
+    here = float(loo_cv_scores(x, y, kernel, [h])[0])
+    floor = scores[0]
+    if not math.isfinite(floor) or here < floor * (1 - FLAT):
+        return None
+    edge = grid[0]
+    for b, score in zip(grid, scores, strict=True):
+        if abs(score - floor) > FLAT * abs(floor):
+            break
+        edge = b
+    return max(edge, h)
+
+
 EXACT_BOXCAR_PAIRS = 500_000            # the boxcar's whole leave-one-out curve is swept up to this many pairs
 
 

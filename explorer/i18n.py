@@ -15,6 +15,7 @@ from the compute package to the page that shows it. Formulas stay LaTeX in the p
 from __future__ import annotations
 
 import hashlib
+import math
 import tomllib
 from pathlib import Path
 
@@ -145,3 +146,34 @@ def in_lang(text, lang: str, quote=None) -> str:
     \\*notes\\* was not used: x
     """
     return text.in_lang(lang, quote) if hasattr(text, "in_lang") else str(text)
+
+
+def byte_size(n_bytes: float) -> str:
+    """A size in bytes as a person reads it, in the unit that gives it 1 to 1023 (B, KiB, MiB, GiB), three
+    significant digits: never "0.0 MiB" for a few hundred bytes. The units read the same in every language.
+
+    >>> [byte_size(b) for b in (800, 1536, 2.5 * 2 ** 20, 3 * 2 ** 30)]
+    ['800 B', '1.5 KiB', '2.5 MiB', '3 GiB']
+    """
+    size, unit = float(n_bytes), "B"
+    for bigger in ("KiB", "MiB", "GiB"):
+        if size < 1024:
+            break
+        size, unit = size / 1024, bigger
+    return f"{size:.3g} {unit}"
+
+
+def scientific(log10: float) -> str:
+    """A positive number given by its base-10 logarithm, written as 3 significant digits ("0.0412", "2.51e+195"),
+    also past the range of a float.
+
+    >>> scientific(-1.385), scientific(195.4)
+    ('0.0412', '2.51e+195')
+    """
+    if -4 <= log10 < 6:
+        return f"{10 ** log10:.3g}"
+    exponent = math.floor(log10)
+    mantissa = 10 ** (log10 - exponent)
+    if round(mantissa, 2) >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"{mantissa:.3g}e{exponent:+d}"

@@ -23,11 +23,13 @@ if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at s
 DEFAULT_N = 256   # queries and keys per d: 65,536 logits, std known to well under 1 %
 
 
-def _logits(d: int, n: int, scaled: bool, gen: torch.Generator) -> torch.Tensor:
+def _draw(d: int, n: int, scaled: bool, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """n × n logits q·k (divided by √d when ``scaled``) of n queries and n keys with iid N(0, 1) entries, and the
+    keys."""
     q = torch.randn(n, d, generator=gen, dtype=torch.float64)
     k = torch.randn(n, d, generator=gen, dtype=torch.float64)
     logits = q @ k.T
-    return logits / math.sqrt(d) if scaled else logits
+    return (logits / math.sqrt(d) if scaled else logits), k
 
 
 def softmax_jacobian_norm(weights: torch.Tensor) -> torch.Tensor:
@@ -76,7 +78,8 @@ def logit_stats(d_values, n: int = DEFAULT_N, scaled: bool = False, seed: int = 
     -------
     pandas.DataFrame
         One row per d: ``d``, ``logit_std``, ``max_weight`` (mean over queries of the largest softmax weight),
-        ``entropy`` (mean row entropy, nats), ``softmax_grad_norm`` (mean Jacobian Frobenius norm).
+        ``entropy`` (mean row entropy, nats), ``softmax_grad_norm`` (mean Jacobian Frobenius norm), and
+        ``key_norm_min`` / ``key_norm_max``, the smallest and largest norm of that d's n keys.
 
     Examples
     --------
@@ -94,14 +97,17 @@ def logit_stats(d_values, n: int = DEFAULT_N, scaled: bool = False, seed: int = 
     gen = torch.Generator().manual_seed(integer_in(seed, "seed", 0, 2**31 - 1))
     rows = []
     for d in ds:
-        logits = _logits(d, n, scaled, gen)
+        logits, keys = _draw(d, n, scaled, gen)
         w = torch.softmax(logits, dim=-1)
+        norms = keys.norm(dim=-1)
         rows.append({
             "d": d,
             "logit_std": float(logits.std()),
             "max_weight": float(w.amax(-1).mean()),
             "entropy": float(entropy(w).mean()),
             "softmax_grad_norm": float(softmax_jacobian_norm(w).mean()),
+            "key_norm_min": float(norms.min()),
+            "key_norm_max": float(norms.max()),
         })
     return pd.DataFrame(rows)
 
@@ -128,7 +134,7 @@ def logit_samples(d: int, n: int = 64, scaled: bool = False, seed: int = 0) -> t
     (4096, 1.0)
     """
     gen = torch.Generator().manual_seed(integer_in(seed, "seed", 0, 2**31 - 1))
-    return _logits(integer_in(d, "d", 1, 16384), integer_in(n, "n", 2, 4096), scaled, gen).flatten()
+    return _draw(integer_in(d, "d", 1, 16384), integer_in(n, "n", 2, 4096), scaled, gen)[0].flatten()
 
 
 def regime_vs_scale(scales, n: int = DEFAULT_N, seed: int = 0) -> pd.DataFrame:
@@ -179,8 +185,9 @@ USUAL_HEADS = (64, 128)     # the head sizes of most transformers, which the gra
 def scaling_summary(unscaled: pd.DataFrame, scaled: pd.DataFrame) -> dict:
     """The numbers the Scaling page quotes, from its two tables (one row per d): where the unscaled Jacobian norm
     peaks, the d from which it stays below the scaled one (``d_cross``, None if it never does) and both at the
-    usual head sizes and the largest d; the d from which the unscaled rows keep more than half their weight on one
-    key (``d_half``); the scaled ranges of std, entropy and max weight.
+    usual head sizes and the largest d; the d from which the unscaled rows keep, on average, more than half their
+    weight on one key (``d_half``: the mean largest weight, the table's ``max_weight``, above 0.5); the scaled
+    ranges of std, entropy and max weight.
 
     Parameters
     ----------

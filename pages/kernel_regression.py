@@ -86,7 +86,8 @@ with lesson_page(L, question="kr.question"):
                              key="use_silverman")
     write(L.snap_caption(BANDWIDTHS, loo, kernel))
     with st.expander(tr("kr.width_rule")):
-        write(L.width_text({k: cache.loo_optimum(*ds, k) for k in KERNELS if KERNELS[k].canonical}))
+        widths = [k for k in KERNELS if KERNELS[k].canonical]
+        write(L.width_text({k: cache.loo_optimum(*ds, k) for k in widths}, {k: cache.loo_flat(*ds, k) for k in widths}))
         st.latex(r"h_K = h_{\mathrm{Gauss}}\,\frac{\delta_K}{\delta_{\mathrm{Gauss}}},\qquad "
                  r"\delta_K = \left(\frac{\int K^2}{\left(\int u^2 K\right)^2}\right)^{1/5},\qquad "
                  r"h_{\mathrm{Silverman}} = 0.9\,\min\!\left(s, \tfrac{\mathrm{IQR}}{1.34}\right) n^{-1/5}"

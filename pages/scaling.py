@@ -5,7 +5,6 @@ import math
 import streamlit as st
 
 from explorer.lessons import scaling as L
-from explorer.ui import cache
 from explorer.ui.cache import spec_data
 from explorer.ui.control import draw, stop_page, values
 from explorer.ui.figure import show_spec
@@ -48,6 +47,6 @@ with lesson_page(L, question="sc.question"):
     show_spec(specs["logit_histogram"], key="hist")
 
     with explanation("ui.what_to_notice"):
-        write(L.notice(tables, d, cache.scaling_key_norms(d, seed)))
+        write(L.notice(tables, d))
         st.latex(r"\operatorname{Var}(q\cdot k) = \sum_{m=1}^{d}\operatorname{Var}(q_m k_m) = d"
                  r"\quad\Rightarrow\quad \operatorname{std}\left(\frac{q\cdot k}{\sqrt d}\right) = 1")

@@ -134,8 +134,9 @@ def query_range(x_query: np.ndarray) -> tuple[float, float]:
 
 
 def heatmap_regimes(x_train, kernel: str, x_query, small_h: float = SMALL_H, large_h: float = LARGE_H) -> dict:
-    """What the heatmap looks like at the two ends of the bandwidth slider: mean row entropy (over rows
-    with support) and mean largest weight of a row at a small and a large h, and at the large h the largest ratio
+    """What the heatmap looks like at the two ends of the bandwidth slider: mean row entropy and mean largest weight
+    of a row at a small and a large h, over the rows with support (``supported_small`` of ``rows_small``: a compact
+    kernel leaves a query with no training point within h an empty row), and at the large h the largest ratio
     between the biggest and smallest weight of a row (1 = a perfectly flat row)."""
     out = {"small_h": small_h, "large_h": large_h}
     for tag, h in (("small", small_h), ("large", large_h)):
@@ -143,6 +144,7 @@ def heatmap_regimes(x_train, kernel: str, x_query, small_h: float = SMALL_H, lar
         ok = w.sum(-1) > 0
         out[f"entropy_{tag}"] = float(entropy(w[ok]).mean()) if bool(ok.any()) else math.nan
         out[f"max_weight_{tag}"] = float(w[ok].amax(-1).mean()) if bool(ok.any()) else math.nan
+        out[f"rows_{tag}"], out[f"supported_{tag}"] = int(ok.numel()), int(ok.sum())
         if tag == "large":
             rows = w[ok]
             out["row_ratio_large"] = float((rows.amax(-1) / rows.amin(-1)).max()) if bool(ok.any()) else math.nan
@@ -249,9 +251,11 @@ def notice(res: Mapping, ends: Mapping, data: Mapping, h: float) -> list[Say]:
     n, kernel = len(data["x"]), res["kernel"]
     small = small_h_rows(ends, n, kernel)
     density = entropy_and_density(res["weights"], res["entropy"], res["x_query"], data["x"], kernel, h)
+    rows, supported = ends["rows_small"], ends["supported_small"]
+    over = Message("ah.over_rows", k=supported, m=rows, empty=rows - supported) if 0 < supported < rows else ""
     return [Say("ah.notice"),
             Say(f"ah.notice_small_{small}", kernel=Message(f"kernel.{kernel}"), small=ends["small_h"],
-                mw_small=ends["max_weight_small"], ent_small=ends["entropy_small"], n=n,
+                mw_small=ends["max_weight_small"], ent_small=ends["entropy_small"], n=n, over=over,
                 keys=math.exp(ends["entropy_small"]) if math.isfinite(ends["entropy_small"]) else 0.0),
             Say("ah.notice_large", large=ends["large_h"], ent_large=ends["entropy_large"], log_n=math.log(n),
                 inv_n=1 / n, ratio=ends["row_ratio_large"]),

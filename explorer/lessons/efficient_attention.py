@@ -28,7 +28,7 @@ from ..figures import regression as rfig
 from ..figures.answer import mark_answer
 from ..figures.style import NORMAL, PALETTE, line_trace
 from ..figures.style import figure as styled_figure
-from ..i18n import Message, t
+from ..i18n import Message, byte_size, scientific, t
 from ..online import online_softmax, online_softmax_attention
 from ..regression import nadaraya_watson, nw_weights
 from .base import Question, Say, figure_table, flatten, says, specs
@@ -307,14 +307,26 @@ def cost_summary(cost: dict) -> dict | None:
 
 
 RARE_SHARE = 0.5     # a measured error below half the theory's: the draws missed the rare values that make it up
+OVER_SHARE = 2.0     # above twice it: the draws met some of them
+SLOPE_OFF = 0.15     # a measured slope farther than this from -0.5 does not follow the law
 
 
 def feature_error_summary(err: dict) -> dict:
     """What the random-feature error text and its question say: the factor 4× the features divide the measured
-    error by (4^−slope), the orthogonal share and whether orthogonality helps (a share below 0.9), and whether the
-    measured iid curve falls short of the exact theory (``rare``: below ``RARE_SHARE`` of it at the largest m)."""
-    return {"factor": 4.0 ** -err["slope"], "helps": err["orth_share"] < 0.9,
-            "rare": bool(err["iid"][-1] < RARE_SHARE * err["theory"][-1])}
+    error by (4^−slope), the orthogonal share and whether orthogonality helps (a share below 0.9), and how the
+    measured iid curve misses the exact theory, whichever way: ``log10_ratio`` (measured / theory at the largest
+    m), ``rare`` (below ``RARE_SHARE``), ``over`` (above ``OVER_SHARE``), ``off_slope`` (slope farther than
+    ``SLOPE_OFF`` from −0.5), and ``miss``, the reason said (None when the curve follows the theory)."""
+    log_ratio = math.log10(err["iid"][-1]) - float(err["log10_theory"][-1])
+    rare, over = log_ratio < math.log10(RARE_SHARE), log_ratio > math.log10(OVER_SHARE)
+    off_slope = abs(err["slope"] + 0.5) > SLOPE_OFF
+    miss = "ef.off_under" if rare else "ef.off_over" if over else "ef.off_slope" if off_slope else None
+    return {"factor": 4.0 ** -err["slope"], "helps": err["orth_share"] < 0.9, "rare": rare, "over": over,
+            "off_slope": off_slope, "log10_ratio": log_ratio, "miss": miss}
+
+
+def _miss(err: Mapping, feat: Mapping) -> Message:
+    return Message(feat["miss"], slope=err["slope"], draws=err["draws"])
 
 
 @says("ef.zoo_text")
@@ -323,41 +335,33 @@ def zoo_text(zoo: Mapping) -> Say:
     return Say("ef.zoo_text", w_err=zoo["weight_error"], f_err=zoo["fit_error"], spread=zoo["elu_spread"])
 
 
-@says("ef.predict_why", "ef.predict_rare")
+@says("ef.predict_why", "ef.predict_miss", "ef.off_under", "ef.off_over", "ef.off_slope")
 def question(err: Mapping, kind: str) -> Question:
     """"With 4× the features, what happens to the kernel estimate's RMS error?": halved (σ/√m), the measured slope
-    and factor quoted."""
+    and factor quoted, with why the measured curve does not show it wherever it misses the theory (either way)."""
     feat = feature_error_summary(err)
+    caveat = Message("ef.predict_miss", reason=_miss(err, feat)) if feat["miss"] else ""
     return Question("ef.gain", Say("ef.predict_q", kind=Message(f"ef.kind_{kind}")),
                     tuple(Say(f"ef.gain_{i}") for i in range(3)), 1,
-                    Say("ef.predict_why", slope=err["slope"], factor=feat["factor"],
-                        caveat=Message("ef.predict_rare") if feat["rare"] else ""))
+                    Say("ef.predict_why", slope=err["slope"], factor=feat["factor"], caveat=caveat))
 
 
 ORTH_HURTS = 1.1     # orthogonal directions "do worse" from this share of the iid error up
 
 
-@says("ef.error_text", "ef.orth_helps", "ef.orth_barely", "ef.orth_hurts")
-def error_text(err: Mapping) -> Say:
+@says("ef.error_text", "ef.orth_helps", "ef.orth_barely", "ef.orth_hurts", "ef.error_miss")
+def error_text(err: Mapping) -> list[Say]:
     """Under the error figure: the measured slope and what orthogonal directions do (help below 0.9 of the iid
     error, do worse from ``ORTH_HURTS``: positive features at a wide kernel give up to 4× it)."""
     feat = feature_error_summary(err)
     clause = "ef.orth_helps" if feat["helps"] else "ef.orth_hurts" if err["orth_share"] >= ORTH_HURTS else \
         "ef.orth_barely"
-    return Say("ef.error_text", slope=err["slope"], share=err["orth_share"], orth_clause=Message(clause),
-               n_keys=err["n_keys"], draws=err["draws"])
-
-
-def scientific(log10: float) -> str:
-    """A positive number given by its base-10 logarithm, written as 3 significant digits ("0.0412", "2.51e+195"),
-    also past the range of a float."""
-    if -4 <= log10 < 6:
-        return f"{10 ** log10:.3g}"
-    exponent = math.floor(log10)
-    mantissa = 10 ** (log10 - exponent)
-    if round(mantissa, 2) >= 10:
-        mantissa, exponent = mantissa / 10, exponent + 1
-    return f"{mantissa:.3g}e{exponent:+d}"
+    said = [Say("ef.error_text", slope=err["slope"], share=err["orth_share"], orth_clause=Message(clause),
+                n_keys=err["n_keys"], draws=err["draws"])]
+    if feat["miss"]:              # the dotted line is exact, and this measured curve is not on it: say which way
+        said.append(Say("ef.error_miss", measured=err["iid"][-1], theory=scientific(float(err["log10_theory"][-1])),
+                        ratio=scientific(feat["log10_ratio"]), reason=_miss(err, feat)))
+    return said
 
 
 @says("ef.positive_text", "ef.positive_rare")
@@ -378,8 +382,8 @@ def online_text(row: Mapping, step: int, total: int) -> Say:
     final estimate's gap to the full softmax; the bytes a dense implementation writes."""
     return Say("ef.online_text", k=step, total=total, m=row["max"][step - 1], rescale=row["rescale"][step - 1],
                sum=row["sum"][step - 1], partial=row["estimate"][step - 1], diff=abs(row["final"] - row["exact"]),
-               n_q=row["n_queries"], n=len(row["x"]), dense=row["dense_bytes"] / 2 ** 20,
-               stream=row["stream_bytes"] / 2 ** 20)
+               n_q=row["n_queries"], n=len(row["x"]), dense=byte_size(row["dense_bytes"]),
+               stream=byte_size(row["stream_bytes"]))
 
 
 @says("ef.rnn_text")

@@ -206,7 +206,8 @@ def window_text(sweep: Mapping) -> list[Say]:
     s = summary(sweep)
     key = ("ib.window_text_shrinks" if s["shrinks"] else
            "ib.window_text_clean" if s["flat"] and sweep["noise"] == 0 else "ib.window_text_not")
-    return [Say(key, factor=s["factor"], h=sweep["window"][0], lo=LIPSCHITZ[0], hi=LIPSCHITZ[-1]),
+    return [Say(key, factor=s["factor"], h=sweep["window"][0], h_last=sweep["window"][-1], lo=LIPSCHITZ[0],
+                hi=LIPSCHITZ[-1]),
             Say("ib.oracle_near" if s["near"] else "ib.oracle_far", lo=s["ratio_lo"], hi=s["ratio_hi"],
                 pct=NEAR - 1),
             Say("ib.loo_text", lo=s["loo_ratio_lo"], hi=s["loo_ratio_hi"], tlo=s["ratio_lo"], thi=s["ratio_hi"])]

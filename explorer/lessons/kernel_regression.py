@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..bandwidth import loo_cv_scores, select_bandwidth, silverman_bandwidth
+from ..bandwidth import flat_below, loo_cv_scores, select_bandwidth, silverman_bandwidth
 from ..figures import regression as rfig
 from ..i18n import Joined, Message, t
 from ..kernels import KERNELS, equivalent_bandwidth
@@ -87,9 +87,10 @@ def _loo(data: Mapping, kernels: tuple[str, ...], same_width: bool) -> dict:
     scores = {k: loo_cv_scores(data["x"], data["y"], k, LOO_BANDWIDTHS).numpy() for k in kernels}
     x_of = {k: LOO_BANDWIDTHS / (equivalent_bandwidth(1.0, k, reference=kernels[0]) if same_width else 1)
             for k in kernels}
+    optimum = select_bandwidth(data["x"], data["y"], kernels[0])
+    flat = None if ignores_h(kernels[0]) else flat_below(data["x"], data["y"], kernels[0], optimum)
     return {"bandwidths": LOO_BANDWIDTHS, "scores": scores, "x_of": x_of,
-            "shift": same_width and len(kernels) > 1,
-            "optimum": select_bandwidth(data["x"], data["y"], kernels[0]),
+            "shift": same_width and len(kernels) > 1, "optimum": optimum, "flat": flat,
             "silverman": silverman_bandwidth(data["x"], kernels[0])}
 
 
@@ -285,10 +286,16 @@ def snap_caption(grid, loo: Mapping | None = None, kernel: str = "gaussian") -> 
     return out
 
 
-@says("kr.width_text", "kr.width_optima", "kr.width_optima_not_closer")
-def width_text(optima: Mapping[str, float]) -> list[Say]:
+@says("kr.width_text", "kr.width_optima", "kr.width_optima_not_closer", "kr.width_optima_flat")
+def width_text(optima: Mapping[str, float], flats: Mapping[str, float | None]) -> list[Say]:
     """One h is a different width per kernel; whether the kernels' LOO optima (``optima``, by kernel) agree better
-    in Gaussian units than raw."""
+    in Gaussian units than raw; not compared where some kernel's optimum sits on a flat stretch that reaches the
+    search range's end (``flats``, by kernel: ``flat_below``), which makes it the search's end, not the data's
+    choice."""
+    flat = {k: edge for k, edge in flats.items() if edge is not None}
+    if flat:
+        return [Say("kr.width_text"), Say("kr.width_optima_flat", edge=max(flat.values()),
+                                          kernels=Joined([Message(f"kernel.{k}") for k in flat]))]
     agree = width_agreement(optima)
     return [Say("kr.width_text"), Say("kr.width_optima" if agree["closer"] else "kr.width_optima_not_closer",
                                       lo=agree["lo"], hi=agree["hi"], units=agree["units"], raw=agree["raw"])]
@@ -302,6 +309,7 @@ def width_rows() -> list[Say]:
 
 
 @says("kr.notice_first", "kr.notice_error", "kr.notice_first_upload", "kr.notice_first_flat",
+      "kr.notice_first_plateau", "kr.notice_first_upload_plateau",
       "kr.notice_first_flat_upload", "kr.notice", "kr.notice_silverman")
 def notice(data: Mapping, loo: Mapping, kernel: str, preset_mse: Mapping[float, float] | None) -> list[Say]:
     """What to notice: the presets' errors against the true function (``preset_mse``: bandwidth → error; None for
@@ -311,9 +319,11 @@ def notice(data: Mapping, loo: Mapping, kernel: str, preset_mse: Mapping[float, 
             if data["true"] is not None and preset_mse is not None else Say("kr.notice_first_flat_upload")
     elif data["true"] is not None and preset_mse is not None:
         errors = Joined([Message("kr.notice_error", mse=mse, h=h) for h, mse in preset_mse.items()])
-        first = Say("kr.notice_first", kernel=Message(f"kernel.{kernel}"), errors=errors, h=loo["optimum"])
+        first = Say("kr.notice_first" if loo["flat"] is None else "kr.notice_first_plateau",
+                    kernel=Message(f"kernel.{kernel}"), errors=errors, h=loo["optimum"], edge=loo["flat"])
     else:
-        first = Say("kr.notice_first_upload", h=loo["optimum"])
+        first = Say("kr.notice_first_upload" if loo["flat"] is None else "kr.notice_first_upload_plateau",
+                    h=loo["optimum"], edge=loo["flat"])
     out = [first, Say("kr.notice")]
     if not ignores_h(kernel):                   # (the constant kernel's leave-one-out has no h to compare with)
         out.append(Say("kr.notice_silverman", silverman=loo["silverman"], h=loo["optimum"]))
@@ -339,10 +349,11 @@ def sentences(values: Mapping[str, Any], data: Mapping | None = None) -> list[Sa
     fit, loo = specs_["fit"].data(), specs_["loo_cv"].data()
     asked = loo_question(data["x"], data["y"], kernel, loo["optimum"], tuple(presets(name).values()))
     optima = {k: select_bandwidth(data["x"], data["y"], k) for k in KERNELS if KERNELS[k].canonical}
+    flats = {k: flat_below(data["x"], data["y"], k, h) for k, h in optima.items()}
     preset_mse = preset_errors(data, kernel, presets(name).values()) if data["true"] is not None else None
     clean = is_clean(data, values[NOISE.key])
     return flatten([readouts(fit), loo_text(), question(asked, kernel, clean).why, loo_ends_caption(loo, kernel),
-                    snap_caption(BANDWIDTHS, loo, kernel), width_text(optima), width_rows(),
+                    snap_caption(BANDWIDTHS, loo, kernel), width_text(optima, flats), width_rows(),
                     notice(data, loo, kernel, preset_mse), formula_text()])
 
 

@@ -11,6 +11,7 @@ from importlib.resources import files
 
 from ..i18n import Joined, Message
 from ..training.probes import cover, head_pair
+from ..training.tasks import make_task
 from ..training.timing import kv_flops_summary, kv_summary, kv_timing_agrees
 from .base import Question, Say, says
 
@@ -26,6 +27,13 @@ def _induction_facts() -> dict:
 
 INDUCTION_SEEDS = _induction_facts()
 RANGE_SLACK, ABOUT = 0.05, 0.03
+
+
+def measured_shape(trainer) -> bool:
+    """Whether ``trainer``'s model has the shape ``INDUCTION_SEEDS`` was measured on (the induction task's defaults:
+    layers, heads, width, MLP, length, learned positions). The seeds' facts are said only of such a model: another
+    shape (one layer, eight heads) has other heads, or no layer 1 at all."""
+    return trainer.task.name == "induction" and trainer.config == make_task("induction").model_config()
 
 
 @says("lt.predict_why")
@@ -78,11 +86,14 @@ def circuits_text(trainer) -> list[Say]:
     return out
 
 
-@says("lt.circuits_induction")
+@says("lt.circuits_induction", "lt.circuits_induction_other")
 def circuits_induction(trainer) -> Say | None:
     """On the induction task: the copying scores its models reach across the seeds (``INDUCTION_SEEDS``)."""
     if trainer.task.map_block(trainer.example) is None:
         return None
+    if not measured_shape(trainer):
+        return Say("lt.circuits_induction_other", tone="caption", layers=trainer.config.n_layers,
+                   heads=trainer.config.n_heads)
     facts = INDUCTION_SEEDS
     return Say("lt.circuits_induction", tone="caption", textbook=len(facts["seeds"]) - len(facts["odd"]),
                first=facts["seeds"][0], last=facts["seeds"][-1], steps=facts["steps"],

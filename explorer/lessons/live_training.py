@@ -70,6 +70,7 @@ from .live_heads import (  # noqa: F401  (the page's: this lesson's second half,
     kv_flops_caption,
     kv_text,
     kv_timing_text,
+    measured_shape,
     question,
     question_later,
     test_text,
@@ -394,13 +395,16 @@ def icl_text(icl: Mapping) -> Say:
                h=icl["h"], floor=icl["floor"])
 
 
-@says("lt.watch", "watch.induction", "watch.reverse", "watch.sort", "watch.sine_icl")
+@says("lt.watch", "watch.induction", "watch.induction_other", "watch.reverse", "watch.sort", "watch.sine_icl")
 def watch(trainer) -> Say:
     """What to watch for on the current task; on the induction task, with what its models do across the seeds
     (``INDUCTION_SEEDS``) against uniform attention's scores."""
     task = trainer.task.name
     if task != "induction":
         return Say("lt.watch", task=Message(f"taskname.{task}"), text=Message(f"watch.{task}"))
+    if not measured_shape(trainer):          # the seeds' facts are of the default shape: not said of another
+        return Say("lt.watch", task=Message(f"taskname.{task}"), text=Message(
+            "watch.induction_other", layers=trainer.config.n_layers, heads=trainer.config.n_heads))
     facts, base = INDUCTION_SEEDS, uniform_baseline(trainer)
     text = Message("watch.induction", textbook=len(facts["seeds"]) - len(facts["odd"]), first=facts["seeds"][0],
                    last=facts["seeds"][-1], steps=facts["steps"], odd=Joined([str(s) for s in facts["odd"]]),

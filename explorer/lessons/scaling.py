@@ -18,7 +18,7 @@ from ..figures import common
 from ..figures import scaling as sfig
 from ..figures.answer import mark_answer
 from ..i18n import Message, t
-from ..scaling import key_norm_range, scaling_summary
+from ..scaling import scaling_summary
 from .base import Question, Say, figure_table, flatten, says, specs
 from .params import Param, seed_param
 
@@ -148,10 +148,11 @@ def grad_text(tables: Mapping) -> Say:
 
 
 @says("sc.notice", "sc.sharpen_from", "sc.sharpen_never")
-def notice(tables: Mapping, d: int, norms: tuple[float, float]) -> Say:
-    """What to notice: the std at d = 128 and scaled, where rows sharpen, and (at the chosen d) the keys' norms,
-    ``norms`` (smallest, largest: ``key_norms``)."""
+def notice(tables: Mapping, d: int) -> Say:
+    """What to notice: the std at d = 128 and scaled, where rows sharpen (on average: the max-weight figure draws
+    the mean over rows), and the smallest and largest norm of the figure's own keys at the chosen d."""
     un, sc = tables["unscaled"], tables["scaled"]
+    norms = un.set_index("d").loc[d, ["key_norm_min", "key_norm_max"]].astype(float).tolist()
     summary = scaling_summary(un, sc)
     sharpen = Message("sc.sharpen_from", d_half=summary["d_half"], mw=summary["mw_half"]) if summary["d_half"] \
         else Message("sc.sharpen_never", d_max=int(un["d"].iloc[-1]))
@@ -160,13 +161,8 @@ def notice(tables: Mapping, d: int, norms: tuple[float, float]) -> Say:
                kmin=norms[0], kmax=norms[1], sqrt_d=math.sqrt(d))
 
 
-def key_norms(d: int, seed: int) -> tuple[float, float]:
-    """The smallest and largest norm among the 256 keys (iid N(0, 1) entries) the notice quotes at ``d``."""
-    return key_norm_range(d, 256, seed)
-
-
 def sentences(values: Mapping[str, Any]) -> list[Say]:
     """Everything the page says at ``values``, in its order."""
-    d, seed = values[D.key], values[SEED.key]
+    d = values[D.key]
     tables = figures(values)["logit_std"].data()
-    return flatten([question(tables, d).why, grad_text(tables), notice(tables, d, key_norms(d, seed))])
+    return flatten([question(tables, d).why, grad_text(tables), notice(tables, d)])

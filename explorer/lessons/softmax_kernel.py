@@ -22,6 +22,7 @@ from ..figures import common
 from ..figures import regression as rfig
 from ..figures.answer import mark_answer
 from ..i18n import Message, t
+from ..kernels import KERNELS
 from ..learned import fit_parametric_attention, learn_bandwidth
 from ..regression import defined_mse, nadaraya_watson, nw_weights
 from .base import Question, Say, figure_table, flatten, says, specs
@@ -104,7 +105,8 @@ def _draw_tau_sweep(r: dict, lang: str):
 def _nw_entropy(data: Mapping, kernel: str) -> dict:
     """Mean row entropy and largest weight of NW on the data, against h (every 4th grid query)."""
     grid, x = torch.as_tensor(data["x_grid"]), torch.as_tensor(data["x"])
-    return {"sweep": bridge.nw_entropy_sweep(grid[::4], x, kernel, bridge.log_grid(0.01, 20, 41)), "n": len(x)}
+    return {"sweep": bridge.nw_entropy_sweep(grid[::4], x, kernel, bridge.log_grid(0.01, 20, 41)), "n": len(x),
+            "kernel": kernel}
 
 
 @figure("h_sweep", _nw_entropy, marks=("h",))
@@ -290,11 +292,13 @@ def answer_mark(q: Question, res: Mapping) -> Say:
     return Say("sk.answer_mark", answer=q.choices[q.answer], diff=res["max_diff"])
 
 
-@says("sk.explain")
+@says("sk.explain", "sk.explain_coincide")
 def explain(d: int, tau: float) -> Say:
-    """Why the q factor cancels and the k factor does not; the right width σ = √τ against the two wrong ones."""
+    """Why the q factor cancels and the k factor does not; the right width σ = √τ against the two often quoted: both
+    wrong, or (where τ = d/2, e.g. d = 4 at τ = √d) √(d/2) equal to the right one by coincidence, and said so."""
     wrong = wrong_widths(d, tau)
-    return Say("sk.explain", tau=tau, sigma=math.sqrt(tau), half_tau=wrong["half_tau"], half_d=wrong["half_d"],
+    key = "sk.explain_coincide" if wrong["half_d_effect"] == "same_width" else "sk.explain"
+    return Say(key, tau=tau, sigma=math.sqrt(tau), half_tau=wrong["half_tau"], half_d=wrong["half_d"],
                half_d_effect=Message(f"sk.{wrong['half_d_effect']}"))
 
 
@@ -307,14 +311,22 @@ def identity_text(res: Mapping, d: int, spread: float) -> Say:
     return Say("sk.unequal", tone="info", diff=res["max_diff"], fixed=res["max_diff_corrected"])
 
 
-@says("sk.temp_text", "sk.temp_text_ties")
-def temp_text(res: Mapping, nw: Mapping) -> Say:
+@says("sk.temp_text", "sk.temp_text_ties", "sk.temp_text_flat_h", "sk.temp_support")
+def temp_text(res: Mapping, nw: Mapping) -> list[Say]:
     """What the smallest temperature and bandwidth do to the rows (``nw``: the h sweep's data): towards one key, or,
-    where the mean max weight stays below 1/2, towards several that tie."""
+    where the mean max weight stays below 1/2, towards several that tie. A kernel that ignores h (the constant one)
+    gives every key 1/N at every h, and is said so. Where some queries have no training point within the smallest h
+    (a compact kernel), the means are over the others, and the sentence says how many those are."""
     sweep, hs = res["tau_sweep"], nw["sweep"]
     mw_tau, mw_h = float(sweep["max_weight"].iloc[0]), float(hs["max_weight"].iloc[0])
-    return Say("sk.temp_text" if min(mw_tau, mw_h) > 0.5 else "sk.temp_text_ties", mw_tau=mw_tau,
-               tau_lo=sweep["tau"].iloc[0], mw_h=mw_h, h_lo=hs["bandwidth"].iloc[0])
+    tau_lo, h_lo = sweep["tau"].iloc[0], hs["bandwidth"].iloc[0]
+    if KERNELS[nw["kernel"]].canonical is None:            # ignores h (kernel_regression.ignores_h)
+        return [Say("sk.temp_text_flat_h", mw_tau=mw_tau, tau_lo=tau_lo, kernel=Message(f"kernel.{nw['kernel']}"),
+                    w=1 / nw["n"], n=nw["n"])]
+    main = Say("sk.temp_text" if min(mw_tau, mw_h) > 0.5 else "sk.temp_text_ties", mw_tau=mw_tau, tau_lo=tau_lo,
+               mw_h=mw_h, h_lo=h_lo)
+    share = float(hs["supported"].iloc[0])
+    return [main] if share == 1 else [main, Say("sk.temp_support", h_lo=h_lo, share=share)]
 
 
 @says("sk.topk_text")

@@ -30,10 +30,9 @@ class Batch:
         Bool (B, T): the positions the loss and accuracy count.
     attn_mask : torch.Tensor, optional
         Bool (T, T), True = may attend, which the model applies on top of its causal mask; None: no extra mask.
-    prev_rows : torch.Tensor, optional
-        Bool (B, T), induction: the queries whose weight on t - 1 the previous-token score averages.
-    ind_rows : torch.Tensor, optional
-        Bool (B, T), induction: the queries the induction score averages.
+    prev_rows, ind_rows : torch.Tensor, optional
+        Bool (B, T), induction: the queries the previous-token score (weight on t - 1) and the induction score
+        average.
 
     Examples
     --------
@@ -59,8 +58,7 @@ class Batch:
 
         Returns
         -------
-        Batch
-            A new batch (this one is left where it is).
+        Batch (a new one: this one stays where it is)
 
         Examples
         --------
@@ -79,16 +77,12 @@ class TaskDefaults:
 
     Parameters
     ----------
-    n_layers, n_heads, d_model : int
-        The model's shape (``ModelConfig``).
-    seq_len : int
-        The sequence length.
+    n_layers, n_heads, d_model, seq_len : int
+        The model's shape (``ModelConfig``) and the sequence length.
     with_mlp : bool
         Whether the blocks have MLPs.
-    lr : float
-        Peak learning rate.
-    warmup : int
-        Steps of linear warmup.
+    lr, warmup : float, int
+        Peak learning rate and steps of linear warmup.
     extra : dict
         Task-specific settings (none of the four tasks uses any yet).
 
@@ -199,13 +193,11 @@ class Task:
 
         Returns
         -------
-        float
-            In nats.
+        float (nats)
 
         Examples
         --------
-        >>> import math
-        >>> round(make_task("reverse").entropy_ceiling(), 4) == round(math.log(12), 4)
+        >>> import math; round(make_task("reverse").entropy_ceiling(), 4) == round(math.log(12), 4)
         True
         """
         counts = self.attention_mask().sum(-1).double()
@@ -260,9 +252,10 @@ class Task:
 
         Examples
         --------
-        >>> b = make_task("reverse").batch(3, torch.Generator().manual_seed(0))
-        >>> tuple(b.inputs.shape), bool((b.targets == b.inputs.flip(1)).all())
-        ((3, 12), True)
+        >>> b = make_task("reverse").batch(3, torch.Generator().manual_seed(0)); tuple(b.inputs.shape)
+        (3, 12)
+        >>> bool((b.targets == b.inputs.flip(1)).all())
+        True
         """
         raise NotImplementedError
 
@@ -278,13 +271,11 @@ class Task:
 
         Returns
         -------
-        torch.Tensor
-            A scalar.
+        torch.Tensor (a scalar)
 
         Examples
         --------
-        >>> task = make_task("reverse")
-        >>> b = task.batch(4, torch.Generator().manual_seed(0))
+        >>> task = make_task("reverse"); b = task.batch(4, torch.Generator().manual_seed(0))
         >>> perfect = torch.nn.functional.one_hot(b.targets, task.vocab).float() * 50
         >>> float(task.loss(perfect, b)) < 1e-6
         True
@@ -310,8 +301,7 @@ class Task:
 
         Examples
         --------
-        >>> task = make_task("sort")
-        >>> b = task.batch(4, torch.Generator().manual_seed(0))
+        >>> task = make_task("sort"); b = task.batch(4, torch.Generator().manual_seed(0))
         >>> task.accuracy(torch.nn.functional.one_hot(b.targets, task.vocab).float(), b)
         1.0
         """

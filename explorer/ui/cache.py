@@ -15,7 +15,6 @@ from .. import bandwidth, regression
 from ..data import dataset_arrays
 from ..device import get_device
 from ..lessons import attention_heatmap, efficient_attention, kernel_regression, shared
-from ..lessons import scaling as scaling_lesson
 from ..lessons.base import Spec
 
 
@@ -89,6 +88,13 @@ def loo_optimum(name: str, n: int, noise: float, seed: int, kernel: str) -> floa
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
+def loo_flat(name: str, n: int, noise: float, seed: int, kernel: str) -> float | None:
+    """Where ``kernel``'s leave-one-out curve is flat up to its optimum (``bandwidth.flat_below``), or None."""
+    x, y, _ = _tensors(name, n, noise, seed)
+    return bandwidth.flat_below(x, y, kernel, loo_optimum(name, n, noise, seed, kernel))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
 def loo_question(name: str, n: int, noise: float, seed: int, kernel: str, optimum: float,
                  presets: tuple[float, ...]) -> dict:
     """The Kernel regression page's question (``kernel_regression.loo_question``), computed once per dataset and
@@ -101,12 +107,6 @@ def loo_question(name: str, n: int, noise: float, seed: int, kernel: str, optimu
 def heatmap_regimes(name: str, n: int, noise: float, seed: int, kernel: str, n_queries: int) -> dict:
     """The numbers the heatmap page's notice quotes for the smallest and a large bandwidth."""
     return attention_heatmap.regimes_of(dataset(name, n, noise, seed), kernel, n_queries)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def scaling_key_norms(d: int, seed: int) -> tuple[float, float]:
-    """The key norms the Scaling page's notice quotes (``scaling.key_norms``), once per d and seed."""
-    return scaling_lesson.key_norms(d, seed)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)   # the page shows spin.cost; shared by all sessions

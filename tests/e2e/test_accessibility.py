@@ -11,7 +11,7 @@ included; a disabled control's label is exempt, as in WCAG 1.4.3.
 import pytest
 
 from explorer.lessons import LESSONS
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, until
 from tests.e2e.test_browser import wait_idle
 
 axe_playwright = pytest.importorskip("axe_playwright_python.sync_playwright")
@@ -108,8 +108,9 @@ def test_the_keyboard_alone_reaches_each_pages_main_control_and_moves_its_figure
     # option, and Enter picks it
     for key in ("ArrowRight", "ArrowRight") if param.kind != "select" else ("ArrowDown", "ArrowDown", "Enter"):
         page.keyboard.press(key)
+    # the move's rerun may start later than an idle check looks (a busy machine): wait for the figures to change
+    assert until(lambda: page.evaluate(PLOTS) != before, timeout=60), "the figures did not follow the keyboard"
     wait_idle(page)
-    assert page.evaluate(PLOTS) != before
     page.screenshot(path=str(ARTIFACTS / f"keyboard-{name}-lecture-{scheme}.png"))
     page.close()
 

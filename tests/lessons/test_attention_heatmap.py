@@ -71,7 +71,9 @@ def test_rows_are_averages_or_empty_and_a_narrow_kernel_draws_a_diagonal_band(se
         assert AH.notice(res, AH.regimes_of(data, kernel, len(xq)), data, h)[0].key == "ah.notice"
 
 
-@checks(AH.notice, AH.question, over=(*DATA_SETTINGS, AH.N_QUERIES, KERNEL))
+@checks(AH.notice, AH.question, over=(*DATA_SETTINGS, AH.N_QUERIES, KERNEL),
+        also=[{KERNEL: k, DATASET: name, N: n} for k in ("boxcar", "epanechnikov", "triangular")
+              for name in ("sine_mix", "d2l") for n in (10, 200)])
 def test_the_small_and_large_h_lines_say_what_the_rows_do(settings):
     """ah.notice_small_spike / ah.notice_small_band / ah.notice_small_none / ah.notice_small_flat /
     ah.notice_large / ah.predict_why: the small-h line says whichever of near one-hot (largest weight above 0.9 on
@@ -96,6 +98,10 @@ def test_the_small_and_large_h_lines_say_what_the_rows_do(settings):
             assert small.values["ent_small"] == pytest.approx(ent, abs=1e-6)
             shape = "spike" if mw > 0.9 else "flat" if ent > 0.95 * math.log(n) else "band"
             assert small.key == f"ah.notice_small_{shape}", values
+            # the statistic names the rows it covers: empty rows (no training point within h) are counted
+            clause = f"over the {ok.sum()} of {len(ok)} query rows that have a training point within h, the other " \
+                     f"{(~ok).sum()} being empty"
+            assert (clause in str(small)) == (not ok.all()), (values, str(small))
             if values[KERNEL.key] == "laplace" and values[N.key] == 200 and values[DATASET.key] == "sine_mix":
                 assert small.key == "ah.notice_small_band", values     # 0.64 on average: not near one-hot
         wide = _numpy_weights(xq, data["x"], kernel, 10.0)

@@ -79,7 +79,8 @@ def _per_pair_variance(xq, xk, h, kind):
     return np.exp(-d * d) * np.expm1(s * s)     # E[e^(2ws)] e^(-2(|q|²+|k|²)) - e^(-Δ²)
 
 
-@checks(C.error_text, C.question, over=(*DATA_SETTINGS, C.H, C.KIND), together=(C.KIND, C.H))
+@checks(C.error_text, C.question, over=(*DATA_SETTINGS, C.H, C.KIND), together=(C.KIND, C.H),
+        also=[{C.KIND: "positive", C.H: h} for h in (1.5, 2.0, 3.0)])
 def test_error_figure_and_its_text_over_the_settings(settings):
     """ef.error_text / ef.orth_helps / ef.orth_barely / ef.predict_why / ef.predict_rare: the dotted line is the exact
     iid theory (the variance written out here, over m); for trigonometric features the measured iid curve meets it
@@ -100,14 +101,23 @@ def test_error_figure_and_its_text_over_the_settings(settings):
         else:                      # past float64 (positive features, small h): its logarithm, as the lesson has it
             assert 2 * e["log10_theory"][0] + np.log10(e["m"][0]) > 308, values      # σ² itself is past it
         share = np.mean(e["orthogonal"] / e["iid"])
-        assert C.error_text(e).values["orth_clause"].key == ("ef.orth_helps" if share < 0.9 else "ef.orth_hurts"
+        assert C.error_text(e)[0].values["orth_clause"].key == ("ef.orth_helps" if share < 0.9 else "ef.orth_hurts"
                                                              if share >= 1.1 else "ef.orth_barely"), values
         if (values[C.KIND.key], values[C.H.key], values[C.SEED.key]) == ("positive", 1.0, 2) and \
                 values[N.key] == 200 and values[NOISE.key] == 0.3:
             assert share > 1.1, (values, share)          # 4× worse there: the page said they "barely help"
         rare = e["iid"][-1] < 0.5 * e["theory"][-1]
+        # the caveat fires whichever way the measured curve misses the exact theory: below half of it, above twice
+        # it, or with a slope farther than 0.15 from -0.5 (measured / theory in logs: the theory can pass float64)
+        log_ratio = np.log10(e["iid"][-1]) - np.log10(np.sqrt(sigma2 / 1024)) if np.isfinite(sigma2) else -np.inf
+        miss = "ef.off_under" if log_ratio < np.log10(0.5) else "ef.off_over" if log_ratio > np.log10(2) else \
+            "ef.off_slope" if abs(e["slope"] + 0.5) > 0.15 else None
         question = C.question(e, kind)
-        assert question.answer == 1 and (question.why.values["caveat"] != "") == rare
+        caveat = question.why.values["caveat"]
+        assert question.answer == 1 and (caveat.values["reason"].key if caveat else None) == miss, values
+        said = C.error_text(e)
+        assert len(said) == (2 if miss else 1) and (not miss or said[1].values["reason"].key == miss)
+        assert "the dotted line is exact" in str(said[0])
         if kind == "trig":
             assert abs(e["iid"][-1] / e["theory"][-1] - 1) < 0.3, values
             assert abs(e["slope"] + 0.5) < 0.25, (values, e["slope"])      # nearer 2x than 4x or 1x
@@ -149,6 +159,9 @@ def test_orth_help_and_formula_text_random_features():
         assert abs(float(draws.mean()) - math.exp(float(q @ k))) < 4 * se
 
 
+UNITS = {"B": 1, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30}
+
+
 @checks(C.online_text, over=(*DATA_SETTINGS, C.BLOCK, C.X0, C.STEP), extra={C.BLOCK: C.BLOCK.options})
 def test_online_text_running_values_and_final_equality(settings):
     """ef.online_text: after block k the running max is the max of the logits read, the rescale factor is
@@ -177,6 +190,11 @@ def test_online_text_running_values_and_final_equality(settings):
         assert len(r["stops"]) == math.ceil(n / block)
         assert r["dense_bytes"] == 400 * n * 8 and r["stream_bytes"] == 400 * (min(block, n) + 3) * 8
         assert (r["stream_bytes"] < r["dense_bytes"]) == (block < n - 3)
+        # the sentence's sizes read back to the byte counts (3 significant digits), never "0.0 MiB" at small n
+        for quoted, exact in ((said.values["dense"], r["dense_bytes"]), (said.values["stream"], r["stream_bytes"])):
+            number, unit = quoted.split()
+            assert float(number) >= 1 and float(number) * UNITS[unit] == pytest.approx(exact, rel=5e-3), quoted
+            assert f"({quoted})" in str(said)
 
 
 @checks(C.rnn_text, over=(C.T,))

@@ -28,6 +28,7 @@ from explorer.lessons.shared import (
 )
 from explorer.regression import nadaraya_watson, nw_weights
 from tests.lessons.sweep import checks
+from tests.lessons.test_predictions import _loo_any
 
 # each dataset at its own n and noise (where its presets are labelled), besides one setting at a time
 AT_DATASET_DEFAULTS = [{DATASET: name, N: spec.default_n, NOISE: spec.default_noise} for name, spec in DATASETS.items()]
@@ -105,6 +106,40 @@ def test_kernel_widths_and_canonical_bandwidths_by_integration(kernel):
     assert row.values["delta"] == pytest.approx((rk / sd ** 4) ** 0.2, rel=1e-4)
 
 
+def _flat_edge(data, kernel, h_opt):
+    """The product's ``flat_below``, checked by brute force (``_loo_any``, the leave-one-out loop in numpy): when it
+    reports a flat stretch up to ``edge``, five bandwidths from the search range's lower end to ``edge`` score the same
+    (to 1e-6) and the optimum no better; when it reports none, the range's lower end scores worse than the optimum."""
+    from explorer.bandwidth import flat_below, search_grid
+
+    x, y = np.asarray(data["x"], float), np.asarray(data["y"], float)
+    edge, low = flat_below(x, y, kernel, h_opt), search_grid(x, kernel)[0]
+    at_low, at_opt = _loo_any(x, y, kernel, low), _loo_any(x, y, kernel, h_opt)
+    if edge is None:
+        assert at_low > at_opt * (1 + 1e-9), (kernel, at_low, at_opt)
+    else:
+        scores = [_loo_any(x, y, kernel, h) for h in np.geomspace(low, edge, 5)]
+        assert max(scores) - min(scores) <= 1e-6 * min(scores) and at_opt >= min(scores) * (1 - 1e-9), scores
+    return edge
+
+
+def test_a_minimum_at_the_search_ranges_end_is_said_as_a_flat_curve():
+    """d2l, n = 10, seed 0: the Gaussian's leave-one-out curve is flat below h ≈ 0.035 (0.5261 at 0.0346 and at
+    0.0046): the notice and the width text say so instead of quoting where the search range ends."""
+    values = {**defaults(kr_lesson.PARAMS), DATASET.key: "d2l", N.key: 10, NOISE.key: 1.0, KERNEL.key: "gaussian"}
+    data = data_of(values)
+    loo = kr_lesson.figures(values, data)["loo_cv"].data()
+    errors = kr_lesson.preset_errors(data, "gaussian", presets("d2l").values())
+    first = kr_lesson.notice(data, loo, "gaussian", errors)[0]
+    assert first.key == "kr.notice_first_plateau" and round(first.values["edge"], 4) == 0.0346
+    assert "flat below h ≈ 0.0346" in str(first) and "picks h" not in str(first)
+    x, y = np.asarray(data["x"], float), np.asarray(data["y"], float)
+    assert _loo_any(x, y, "gaussian", 0.0346) == pytest.approx(_loo_any(x, y, "gaussian", 0.0046), rel=1e-9)
+    optima = {k: select_bandwidth(x, y, k) for k in WIDE}
+    said = kr_lesson.width_text(optima, {k: _flat_edge(data, k, h) for k, h in optima.items()})[1]
+    assert said.key == "kr.width_optima_flat" and "Gaussian" in str(said)
+
+
 @checks(kr_lesson.width_text, over=(N, NOISE), also=AT_DATASET_DEFAULTS)
 def test_width_text_says_what_the_optima_do(settings):
     """kr.width_optima / kr.width_optima_not_closer: the page quotes the five global LOO optima's ratio raw and in
@@ -118,7 +153,12 @@ def test_width_text_says_what_the_optima_do(settings):
         units = [h * delta["gaussian"] / delta[k] for k, h in optima.items()]
         raw = max(optima.values()) / min(optima.values())
         ratio = max(units) / min(units)
-        said = kr_lesson.width_text(optima)[1]
+        flats = {k: _flat_edge(data, k, h) for k, h in optima.items()}
+        said = kr_lesson.width_text(optima, flats)[1]
+        if any(edge is not None for edge in flats.values()):      # an optimum at the search's end: not compared
+            assert said.key == "kr.width_optima_flat", values
+            assert said.values["edge"] == max(e for e in flats.values() if e is not None)
+            continue
         assert said.key == ("kr.width_optima" if ratio < raw else "kr.width_optima_not_closer"), values
         assert said.values["units"] == pytest.approx(ratio, rel=1e-3) and said.values["raw"] == pytest.approx(raw)
     # Silverman's rule carries over by the same factor as the widths
@@ -177,6 +217,8 @@ def test_silverman_and_the_loo_optimum_the_notice_quotes(settings):
         first, _, rest = said
         h_opt = select_bandwidth(data["x"], data["y"], kernel)
         assert first.values["h"] == h_opt and rest.values["h"] == h_opt
+        flat = _flat_edge(data, kernel, h_opt)
+        assert first.key == ("kr.notice_first" if flat is None else "kr.notice_first_plateau"), values
         if kernel == "gaussian":
             q75, q25 = np.quantile(data["x"], [0.75, 0.25])
             silverman = 0.9 * min(data["x"].std(ddof=1), (q75 - q25) / 1.34) * len(data["x"]) ** -0.2

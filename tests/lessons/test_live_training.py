@@ -462,3 +462,29 @@ def test_the_head_question_waits_until_a_head_raises_the_loss():
     made_up = {"intact": 1.0, (0, 0): 0.9, (0, 1): 0.99}
     assert not lt_lesson.ask_heads({"importance": made_up}, trainer)
     assert lt_lesson.ask_heads({"importance": {**made_up, (0, 1): 1.01}}, trainer)
+
+
+@pytest.mark.parametrize("overrides", [{"n_layers": 1}, {"n_layers": 1, "n_heads": 8}, {"n_heads": 4},
+                                       {"n_layers": 3}, {"with_mlp": True}, {"d_model": 128}])
+def test_the_seed_by_seed_account_is_said_only_of_the_shape_it_was_measured_on(overrides):
+    """watch.induction_other / lt.circuits_induction_other: the seeds' facts (2 layers of 2 heads at the defaults) are
+    not said of another shape; a one-layer model is never told about its "layer-1 heads". At the defaults they are."""
+    other = Trainer.for_task("induction", seed=0, **overrides)
+    watched = lt_lesson.watch(other).values["text"]
+    circuits = lt_lesson.circuits_induction(other)
+    assert watched.key == "watch.induction_other" and circuits.key == "lt.circuits_induction_other"
+    cfg = other.config
+    for said in (str(watched), str(circuits)):
+        assert f"this model is {cfg.n_layers} × {cfg.n_heads}" in said.replace("This model", "this model")
+        assert "both layer-1 heads" not in said and "seed 3" not in said
+    default = Trainer.for_task("induction", seed=0)
+    assert lt_lesson.watch(default).values["text"].key == "watch.induction"
+    assert lt_lesson.circuits_induction(default).key == "lt.circuits_induction"
+
+
+def test_the_odd_seed_is_not_said_to_share_the_previous_token_step():
+    """watch.induction at the odd seed: L0H1's previous-token score stays near 0 while L0H0's does not, so the
+    sentence says only what the ablation shows (either head off costs more than the gap), not that they share it."""
+    said = str(lt_lesson.watch(Trainer.for_task("induction", seed=0)).values["text"])
+    assert "share the previous-token step" not in said
+    assert "switching off either layer-0 head alone costs more than the whole untrained-to-trained gap" in said

@@ -32,6 +32,31 @@ def _lesson_tables(n, seed):
     return SC.figures(values)["logit_std"].data()
 
 
+@functools.cache
+def _replicated_draw(n, seed):
+    """The figure's draw written out here: for each d of its table in order, n queries then n keys with N(0, 1)
+    entries from one generator seeded with the page's seed. {d: (q, k)} as numpy arrays."""
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+    return {d: tuple(torch.randn(n, d, generator=gen, dtype=torch.float64).numpy() for _ in "qk") for d in DS}
+
+
+def _softmax(logits):
+    z = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
+def test_the_key_norms_are_the_figures_own_not_a_second_draw():
+    """At n = 32, seed 0, d = 128 the figure's 32 keys span 9.99 to 12.31; a separate draw of 256 keys (what the
+    notice once quoted whatever n was) spans a wider range."""
+    values = {**defaults(SC.PARAMS), SC.N.key: 32, SC.SEED.key: 0, SC.D.key: 128}
+    said = SC.notice(_drawn(values)[0], 128)
+    assert (round(said.values["kmin"], 2), round(said.values["kmax"], 2)) == (9.99, 12.31)
+    other = key_norm_range(128, 256, 0)
+    assert other[0] < said.values["kmin"] and other[1] > said.values["kmax"]
+
+
 def _drawn(values):
     """The tables the page draws at ``values`` (the lesson's own data) and the ones computed here."""
     n, seed = values[SC.N.key], values[SC.SEED.key]
@@ -56,9 +81,14 @@ def test_std_and_sharpening_lines_over_n_and_seeds(settings):
         assert np.allclose(sc["logit_std"], 1, atol=0.3)          # (n = 32 at d = 1: 32² heavy-tailed products)
         mw = un.set_index("d")["max_weight"]
         tail = [e for e in DS if all(mw[f] > 0.5 for f in DS if f >= e)]
-        sharpen = SC.notice(tables, d, SC.key_norms(d, values[SC.SEED.key])).values["sharpen"]
+        sharpen = SC.notice(tables, d).values["sharpen"]
         if tail:
             assert sharpen.key == "sc.sharpen_from" and sharpen.values["d_half"] == tail[0], values
+            # "on average" (the saturation chart's mean over rows), recomputed from the figure's own logits
+            q, k = _replicated_draw(values[SC.N.key], values[SC.SEED.key])[tail[0]]
+            mean_largest = _softmax(q @ k.T).max(axis=1).mean()
+            assert mean_largest > 0.5 and sharpen.values["mw"] == pytest.approx(mean_largest, rel=1e-9)
+            assert "on average" in str(sharpen) and "typical" not in str(sharpen)
         else:
             assert sharpen.key == "sc.sharpen_never", values
         rise = mw.iloc[-1] - mw.iloc[0]
@@ -130,10 +160,11 @@ def test_kernel_reading_needs_equal_key_norms(settings):
     """sc.notice line 3: the page's keys have N(0, I) entries, whose norms differ (so the Gaussian-kernel reading
     holds only up to the per-key bias), at every d of the slider and seeds 0-4; the notice quotes them."""
     for values in settings:
-        d, seed = values[SC.D.key], values[SC.SEED.key]
-        lo, hi = key_norm_range(d, 256, seed)
+        d, n, seed = values[SC.D.key], values[SC.N.key], values[SC.SEED.key]
+        norms = np.linalg.norm(_replicated_draw(n, seed)[d][1], axis=1)       # the figure's own keys at d
+        lo, hi = norms.min(), norms.max()
         assert hi > lo and (d == 1 or lo < math.sqrt(d) < hi)
-        said = SC.notice(_drawn(values)[0], d, SC.key_norms(d, seed))
-        assert (said.values["kmin"], said.values["kmax"]) == (lo, hi)
+        said = SC.notice(_drawn(values)[0], d)
+        assert (said.values["kmin"], said.values["kmax"]) == pytest.approx((lo, hi), rel=1e-12)
         assert f"from {lo:.1f} to {hi:.1f} at d = {d}" in str(said)
         assert "only when all keys have the same norm" in str(said)

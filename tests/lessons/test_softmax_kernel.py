@@ -90,6 +90,10 @@ def test_the_right_width_and_the_two_wrong_ones(settings):
                                       "too_wide" if half_d > w["sigma"] else "too_narrow")
         if tau == math.sqrt(d) and d > 4:
             assert w["half_d_effect"] == "too_wide"
+        # never "both wrong" where one of them is right: there it is said to coincide, here only
+        coincide = w["half_d_effect"] == "same_width"
+        assert said.key == ("sk.explain_coincide" if coincide else "sk.explain")
+        assert ("are wrong" in str(said)) != coincide and ("happens to be equal" in str(said)) == coincide
         q, k, v = random_qkv(d, 8, 12, 0.0, seed)
         _, wd = A.dot_product_attention(q, k, v, tau)
         _, right = A.gaussian_kernel_attention(q, k, v, w["sigma"])
@@ -98,6 +102,8 @@ def test_the_right_width_and_the_two_wrong_ones(settings):
         assert bool((A.entropy(narrow) <= A.entropy(right) + 1e-9).all())   # √(τ/2) only ever sharper
     text = str(SK.explain(16, 4.0))
     assert "σ = √(d/2) = 2.83 is too wide" in text and "σ = √(τ/2) = 1.41 is too narrow" in text
+    at_four = str(SK.explain(4, 2.0))                      # d = 4, τ = √d = 2: √(d/2) = √τ = 1.41
+    assert "σ = √(d/2) = 1.41 happens to be equal to it, here only" in at_four and "wrong, each" not in at_four
 
 
 def test_doubling_the_temperature_widens_the_gaussian_by_root_two():
@@ -137,13 +143,51 @@ def test_smaller_temperature_and_bandwidth_sharpen_the_rows(settings):
         nw = bridge.nw_entropy_sweep(torch.tensor(data["x_grid"])[::4], torch.tensor(data["x"]), "gaussian",
                                      bridge.log_grid(0.01, 20, 41))
         assert np.all(np.diff(nw["entropy"]) > -1e-9) and nw["entropy"].iloc[-1] > 0.98 * math.log(len(data["x"]))
-        said = SK.temp_text(res, SK.figures(values, data)["h_sweep"].data())
+        said, *support = SK.temp_text(res, SK.figures(values, data)["h_sweep"].data())
         assert said.values["mw_tau"] == pytest.approx(sw["max_weight"].iloc[0]) and said.values["tau_lo"] == 0.01
         assert said.values["mw_h"] == pytest.approx(nw["max_weight"].iloc[0])
         one_key = min(sw["max_weight"].iloc[0], nw["max_weight"].iloc[0]) > 0.5
         assert said.key == ("sk.temp_text" if one_key else "sk.temp_text_ties"), values
+        assert support == []                               # the Gaussian gives every query an estimate
         if d == 1 and spread == 0:                         # every key is ±1: half of them tie at each query
             assert said.key == "sk.temp_text_ties"
+
+
+@checks(SK.temp_text, over=DATA_SETTINGS, extra={SK.KERNEL: SK.KERNEL.options})
+def test_what_the_h_sweep_says_for_every_kernel(settings):
+    """sk.temp_text_flat_h / sk.temp_support: for each kernel, both datasets, the n and noise ends and seeds 0-4, the
+    sentence under the h sweep holds over the sweep's own rows, recomputed here by brute force (every query row of
+    the grid, empty rows counted): the constant kernel gives every point 1/N at every h (said, and no "smaller h
+    sharpens"); a compact kernel whose smallest h leaves queries without a training point says what share has one,
+    and the means it quotes are over those."""
+    for values in settings:
+        kernel = values[SK.KERNEL.key]
+        data = data_of(values)
+        nw_data = SK.figures(values, data)["h_sweep"].data()
+        sayings = SK.temp_text(SK.figures(values, data)["tau_sweep"].data(), nw_data)
+        x, grid = np.asarray(data["x"]), np.asarray(data["x_grid"])[::4]
+        h_lo = float(nw_data["sweep"]["bandwidth"].iloc[0])
+        u = (grid[:, None] - x[None, :]) / h_lo
+        profile = {"constant": np.ones_like(u), "boxcar": (np.abs(u) <= 1) * 1.0, "gaussian": np.exp(-u * u / 2),
+                   "epanechnikov": np.clip(1 - u * u, 0, None), "triangular": np.clip(1 - np.abs(u), 0, None),
+                   "laplace": np.exp(-np.abs(u))}[kernel]
+        # (a Gaussian or Laplace weight underflows here at a tiny h, but never in the log domain: every row has one)
+        has_support = profile.sum(1) > 0 if kernel in ("boxcar", "epanechnikov", "triangular") else \
+            np.ones(len(grid), bool)
+        if kernel == "constant":
+            (said,) = sayings
+            assert said.key == "sk.temp_text_flat_h" and said.values["w"] == pytest.approx(1 / len(x))
+            assert "ignores h" in str(said) and "smaller h" not in str(said).lower()
+            continue
+        said, *support = sayings
+        if has_support.all():
+            assert support == [], values
+        else:
+            (note,) = support
+            assert note.values["share"] == pytest.approx(has_support.mean()) and note.values["h_lo"] == h_lo
+            rows = profile[has_support] / profile[has_support].sum(1, keepdims=True)
+            assert said.values["mw_h"] == pytest.approx(rows.max(1).mean(), rel=1e-6)
+            assert f"{has_support.mean():.0%} of the queries" in str(note)
 
 
 @checks(SK.topk_text, together=(SK.N_KEYS, SK.K_TOP))
