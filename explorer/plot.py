@@ -77,10 +77,13 @@ def fit(*, x, y, kernel: str | Sequence[str] = "gaussian", bandwidth: float | Se
     kernels_ = [kernel] if isinstance(kernel, str) else list(kernel)
     bandwidths = list(np.atleast_1d(np.asarray(bandwidth, dtype=float)))
     grid = np.linspace(x.min(), x.max(), GRID_POINTS)
+    digits = 3                        # a legend's bandwidths to three significant digits, more only where two
+    while len({f"{h:.{digits}g}" for h in bandwidths}) < len(set(bandwidths)) and digits < 17:      # would read alike
+        digits += 1
     estimates = {}
     for k in kernels_:
         for h in bandwidths:
-            label = f"h = {h:g}" if len(kernels_) == 1 else f"{k}, h = {h:g}"
+            label = f"h = {h:.{digits}g}" if len(kernels_) == 1 else f"{k}, h = {h:.{digits}g}"
             estimates[label] = nadaraya_watson(grid, x, y, k, h).double().numpy()
     fig = fit_figure(x, y, grid, None if true is None else np.asarray(true(grid), dtype=float), estimates,
                      t("fig.nw_fit_title", lang) if title is None else title, lang=lang)

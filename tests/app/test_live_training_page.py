@@ -201,17 +201,21 @@ def load_file(at, name: str, data: bytes):
 
 
 def test_a_model_trained_by_the_cli_loads_paused_at_its_step_and_start_goes_on_from_there(tmp_path):
-    """The lecturer's long run: trained by ``explorer-train --save`` before class (here ``Trainer.save`` with the
-    CLI's settings: the file is the same), loaded on the page. The controls show what it was trained with, the
-    model is the file's (not a new one built from the controls), and training goes on from its step."""
+    """The lecturer's long run: trained by ``explorer-train --save`` before class, loaded on the page. The controls
+    show what it was trained with, the model is the file's (not a new one built from the controls), and training
+    goes on from its step exactly as the same run would have without the stop (retrained here in one go)."""
     from explorer.training import Trainer
-    from explorer.training.saved import to_bytes
+    from tests.unit.test_training import run_cli
 
-    before_class = Trainer.for_task("sort", seed=7, lr=1e-3, warmup=10, n_heads=4)
+    saved = tmp_path / "sort-30.safetensors"
+    res = run_cli("--task", "sort", "--steps", "30", "--seed", "7", "--lr", "1e-3", "--warmup", "10", "--heads", "4",
+                  "--out", str(tmp_path / "run.csv"), "--save", str(saved))
+    assert res.returncode == 0, res.stderr
+    before_class = Trainer.for_task("sort", seed=7, lr=1e-3, warmup=10, n_heads=4, total_steps=30)
     before_class.step(30)
     at = page("live_training")
     buttons(at)["Step ×10"].click().run()                            # a model of the page's own, 10 steps in
-    load_file(at, "sort-30.safetensors", to_bytes(before_class))
+    load_file(at, saved.name, saved.read_bytes())
     assert_clean(at)
     run = at.session_state["train.run"]
     assert run.trainer.step_count == 30 and not run.running

@@ -82,3 +82,13 @@ def test_lecture_mode_draws_larger_type_and_thicker_lines():
     big = plot.kernels(names=["gaussian"], lecture=True)
     assert big.layout.font.size == LECTURE.font_size > (normal.layout.font.size or 0)
     assert big.data[0].line.width == LECTURE.line_width > normal.data[0].line.width
+
+
+def test_fit_legends_give_a_bandwidth_to_three_significant_digits_unless_two_would_read_alike():
+    """For slides: "h = 0.0396", not "h = 0.0395508" (a leave-one-out optimum); two bandwidths that agree to three
+    digits keep as many as tell them apart, so no curve loses its label."""
+    x = np.linspace(0, 6, 30)
+    names = [t.name for t in plot.fit(x=x, y=np.sin(x), bandwidth=[0.0395508, 1.0]).data][1:]
+    assert names == ["h = 0.0396", "h = 1"]
+    close = [t.name for t in plot.fit(x=x, y=np.sin(x), bandwidth=[0.12341, 0.12349]).data][1:]
+    assert close == ["h = 0.1234", "h = 0.1235"]
