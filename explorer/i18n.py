@@ -55,11 +55,24 @@ STRINGS: dict[str, dict[str, str]] = {
     lang: {k: e[lang] for entries in CATALOGS.values() for k, e in entries.items() if lang in e} for lang in LANGUAGES
 }
 EN, ZH = STRINGS["en"], STRINGS["zh"]
+# English counts: an entry may give ``en_one``, the sentence for a count of exactly 1 ("1 answer"), which ``t`` picks;
+# the count is the value ``n``, or the one the entry's ``count`` names. 中文 needs none (its nouns have no plural).
+ONE: dict[str, tuple[str, str]] = {k: (e.get("count", "n"), e["en_one"]) for entries in CATALOGS.values()
+                                   for k, e in entries.items() if "en_one" in e}
 
 
 def t(key: str, lang: str = "en", **values) -> str:
-    """The text for ``key`` in ``lang`` with ``{placeholders}`` filled; English when a language lacks it."""
+    """The text for ``key`` in ``lang`` with ``{placeholders}`` filled; English when a language lacks it. In English
+    a count of 1 takes the entry's ``en_one`` where it has one.
+
+    >>> t("poll.count", "en", n=1, round=2), t("poll.count", "en", n=3, round=2)
+    ('1 answer (round 2)', '3 answers (round 2)')
+    >>> t("poll.round_n", "en", n=2, total=1), t("poll.round_n", "zh", n=2, total=1)
+    ('round 2 (1 vote)', '第 2 轮（1 票）')
+    """
     table = STRINGS.get(lang, EN)
+    if lang == "en" and key in ONE and values.get(ONE[key][0]) == 1:
+        return ONE[key][1].format(**values)
     text = table.get(key, EN.get(key))
     if text is None:
         raise KeyError(f"no UI text with key {key!r}")

@@ -86,6 +86,13 @@ def heatmap_grid(mats: Sequence[np.ndarray], titles: Sequence[str], x: Sequence 
     for i, (_, yr) in enumerate(refs):       # the panels share their rows: labelled once, left of each row's first
         if i % cols:                         # (a later panel's labels would sit on the panel before it)
             axes["yaxis" + yr[1:]]["showticklabels"] = False
+    # cells at positions 0, 1, 2, ...: integer ticks (plotly's own put some at -0.5, 0.5, 1.5 on two cells, and a
+    # panel's last label then runs into the next panel's first), every position on a few cells, every other on more
+    for axis, cells, given in (("xaxis", max(np.shape(m)[1] for m in mats), x), ("yaxis", max(np.shape(m)[0] for m in
+                                                                                            mats), y)):
+        if given is None and cells <= 12:
+            for xr, yr in refs:
+                axes[axis + (xr if axis == "xaxis" else yr)[1:]].update(tick0=0, dtick=1 if cells <= 6 else 2)
     if square:
         for xr, yr in refs:
             axes["yaxis" + yr[1:]].update(scaleanchor=xr, constrain="domain")

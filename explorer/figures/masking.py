@@ -64,7 +64,11 @@ def mode_lines(x: Sequence, series: dict[str, Sequence], title: str, x_title: st
                                     "width": style.line_width * look["width"]},
                            "marker": {"symbol": look["symbol"], "size": style.marker_size * look["size"],
                                       "color": look["color"], "line": {"width": 1.5, "color": look["color"]}}})
-    return figure(traces, title, x_title, y_title, style, height)
+    fig = figure(traces, title, x_title, y_title, style, height)
+    positions = np.asarray(x, dtype=float)
+    if len(positions) <= 12 and np.all(positions == np.round(positions)):     # query positions: integer ticks
+        fig.update_xaxes(tick0=0, dtick=1)
+    return fig
 
 
 def masked_pair(left: np.ndarray, right: np.ndarray, mask: np.ndarray, titles: tuple[str, str],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from urllib.parse import urlsplit
 
 import segno
@@ -17,7 +18,7 @@ import streamlit as st
 
 from ..figures.poll import rounds_figure
 from ..i18n import LANGUAGES, in_lang
-from ..outside import Outside, markdown_text
+from ..outside import Outside
 from ..polls import CLOSED, MAX_ROUNDS, REVEALED, SHOWN, VOTING, Poll, PollError, store_from_env
 from .figure import show
 from .state import lang, lecture_mode, take_room, tr
@@ -64,6 +65,24 @@ def qr_width(phase: str, round_: int, lecture: bool) -> int:
     if phase == VOTING and round_ == 1:
         return 260 if lecture else 180
     return 130
+
+
+LINK = re.compile(r"https?://[A-Za-z0-9.\-]+(:[0-9]+)?(/[A-Za-z0-9.\-/]*)?")   # no character Markdown would read
+
+
+def link_markdown(url: str) -> str:
+    """The students' link as Markdown that shows it whole, scheme included, and copies as it reads: a link whose text
+    is the address itself, character for character (no escape, no invisible joiner), when the address has nothing
+    Markdown would read; else the address as code (``EXPLORER_PUBLIC_URL`` is the deployer's, and may hold more).
+
+    >>> link_markdown("http://10.0.0.5:8501/vote/ABC234")
+    '[http://10.0.0.5:8501/vote/ABC234](http://10.0.0.5:8501/vote/ABC234)'
+    >>> link_markdown("https://hall.example.edu/x_(y)/vote/ABC234")
+    '`https://hall.example.edu/x_(y)/vote/ABC234`'
+    """
+    if LINK.fullmatch(url):
+        return f"[{url}]({url})"
+    return f"`{url.replace('`', '')}`"
 
 
 def qr_svg(url: str) -> str:
@@ -125,8 +144,7 @@ def _panel(key: str) -> None:
         with columns[1]:
             st.markdown(f"### {poll.code} · {tr('poll.count', n=count, round=poll.round)}")
             st.markdown(tr("poll.join", code=poll.code))
-            short = Outside(url.split("://", 1)[-1], limit=120)          # what a student types, in large type
-            st.subheader(markdown_text(short), anchor=False)
+            st.subheader(link_markdown(url), anchor=False)               # what a student types, in large type
             with st.container(horizontal=True):
                 st.button(tr("poll.show"), key=f"poll.{key}.show", disabled=poll.phase != VOTING,
                           on_click=_act, args=(key, "show"), type="primary")

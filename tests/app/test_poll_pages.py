@@ -59,7 +59,8 @@ def test_a_link_no_phone_can_reach_is_said_before_any_phone_tries_with_the_setti
     code = at.session_state["poll.sc.growth"]["code"]
     [warning] = [w.value for w in at.warning]
     assert "Phones cannot reach localhost, this computer's own address" in shown(warning) and "make room" in warning
-    assert shown(at.subheader[0].value) == f"localhost:8501/vote/{code}"
+    link = f"http://localhost:8501/vote/{code}"        # whole, with its scheme, a link that copies as it reads
+    assert at.subheader[0].value == f"[{link}]({link})" and shown(at.subheader[0].value) == link
     store_from_env().vote(code, new_voter(), 1, 0)          # a phone got through (on this machine): said no more
     at.run()
     assert not at.warning
@@ -72,7 +73,8 @@ def test_a_link_at_the_address_phones_reach_gets_no_note(monkeypatch):
     at = _lecturer()
     at.button(key="poll.sc.growth.open").click().run()
     code = at.session_state["poll.sc.growth"]["code"]
-    assert not at.warning and shown(at.subheader[0].value) == f"10.0.0.5:8501/vote/{code}"
+    assert not at.warning and shown(at.subheader[0].value) == f"http://10.0.0.5:8501/vote/{code}"
+    assert "\u2060" not in at.subheader[0].value
 
 
 @pytest.mark.parametrize("url, reachable", [

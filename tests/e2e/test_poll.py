@@ -5,6 +5,7 @@ round runs after discussion, and Reveal shows the page's figure, its answer and 
 
 import re
 import time
+import urllib.request
 
 from explorer.i18n import t
 from tests.e2e.conftest import ARTIFACTS
@@ -48,7 +49,10 @@ def test_a_peer_instruction_round_from_poll_to_reveal(browser, server_url):
     qr = lecturer.locator(f"{PANEL} img").bounding_box()
     assert qr["height"] >= 720 / 3 and qr["y"] + qr["height"] <= 720, qr  # the back row scans it, all on screen
     link = lecturer.locator(f"{PANEL} h3").nth(1)
-    assert link.inner_text().replace("\u2060", "") == f"{server_url.split('://')[1]}/vote/{code}"
+    copied = link.inner_text()                          # what a student copies: the whole link, scheme and all
+    assert copied == f"{server_url}/vote/{code}" and link.locator("a").get_attribute("href") == copied
+    with urllib.request.urlopen(copied, timeout=30) as opened:               # and it opens the vote page
+        assert opened.status == 200 and code in opened.read().decode()
     assert link.bounding_box()["y"] + link.bounding_box()["height"] <= 720
     show = lecturer.get_by_role("button", name=t("poll.show", "en")).bounding_box()
     assert show["y"] + show["height"] <= 720, show

@@ -134,3 +134,16 @@ def test_every_mode_is_finite_and_pre_is_a_proper_average(lq, lk, d, scale, seed
         torch.testing.assert_close(sums, expected)
         h = A.entropy(w)
         assert torch.all(h >= 0) and torch.all(h <= math.log(lk) + 1e-9)
+
+
+def test_integer_positions_get_integer_ticks_at_the_shortest_length():
+    """Masking at length 2: every figure over positions ticks at 0 and 1 only (plotly's own ticks were -0.5, 0.5,
+    1.5, and the two heatmaps' labels ran together)."""
+    from explorer.lessons import masking as M
+    from explorer.lessons.params import defaults
+
+    specs = M.figures({**defaults(M.PARAMS), M.LENGTH.key: 2})
+    for name in ("masking", "row_sums", "output_norms", "grad_heatmap"):
+        layout = specs[name].figure("en").layout
+        axes = [k for k in layout.to_plotly_json() if k.startswith("xaxis")]
+        assert axes and all(layout[k].dtick == 1 and layout[k].tick0 in (0, None) for k in axes), name
