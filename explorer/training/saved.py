@@ -98,15 +98,17 @@ def from_bytes(trainer_class, data: bytes, device=None):
     try:
         names = {f.name for f in fields(ModelConfig)}
         config = ModelConfig(**{k: v for k, v in header["config"].items() if k in names})
-        task = make_task(header["task"]["name"], header["task"]["seq_len"], header["task"]["vocab"])
+        shape = (header["task"]["seq_len"], header["task"]["vocab"])
+        if shape != (config.seq_len, config.vocab):       # (checked before a task of that size is made)
+            raise ValueError("this saved trainer's model does not fit its task (vocabulary, length or mask differ).")
+        task = make_task(header["task"]["name"], *shape)
         settings = dict(header["trainer"])
         settings["temperature_schedule"] = TemperatureSchedule(*settings["temperature_schedule"])
         trainer = trainer_class(config, task, device=device, **settings)
         step_count, history, stopped = int(header["step_count"]), list(header["history"]), header["stopped"]
     except (KeyError, TypeError) as err:
         raise ValueError(f"this saved trainer's settings are incomplete or of the wrong kind ({err}).") from None
-    if (task.vocab, task.seq_len, task.causal) != (config.vocab, config.seq_len, config.causal) \
-            and not config.input_dim:
+    if (task.vocab, task.seq_len, task.causal) != (config.vocab, config.seq_len, config.causal):
         raise ValueError("this saved trainer's model does not fit its task (vocabulary, length or mask differ).")
     weights = {k.removeprefix("model."): v for k, v in tensors.items() if k.startswith("model.")}
     try:
@@ -127,11 +129,48 @@ def from_bytes(trainer_class, data: bytes, device=None):
         except (ValueError, KeyError, RuntimeError) as err:
             raise ValueError(f"this saved trainer's optimiser state does not fit its model ({err}).") from None
     if "data_generator" in tensors:
-        trainer.data_gen.set_state(tensors["data_generator"])
+        try:
+            trainer.data_gen.set_state(tensors["data_generator"])
+        except (RuntimeError, TypeError):
+            raise ValueError("this saved trainer's data generator state cannot be read.") from None
+    trainer.history = _checked_history(trainer_class, config, task, settings, history, step_count)
     trainer.step_count = step_count
-    trainer.history = [{k: (math.nan if v is None else v) for k, v in row.items()} for row in history]
-    trainer.stopped = None if stopped is None else Message(stopped[0], **stopped[1])
+    trainer.stopped = None if stopped is None else _checked_stop(stopped)
     return trainer
+
+
+STOPS = ("train.stopped_loss", "train.stopped_grad", "train.stopped_diverged")   # why a Trainer stops
+
+
+def _checked_stop(stopped) -> Message:
+    """The reason training stopped, as the trainer said it: one of ``STOPS`` with numbers (a file from elsewhere may
+    hold anything; the page shows this sentence)."""
+    try:
+        key, values = stopped
+        ok = key in STOPS and isinstance(values, dict) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in values.values())
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError("this saved trainer's reason for stopping is not one training gives.")
+    return Message(key, **values)
+
+
+def _checked_history(trainer_class, config, task, settings, history, step_count: int) -> list[dict]:
+    """The metrics rows, checked to be what this trainer records: one per step, each with a trainer's columns for
+    this model (found by one step of a fresh trainer of the same settings) and numbers in them."""
+    if step_count < 0 or len(history) != step_count:
+        raise ValueError(f"this saved trainer's history has {len(history)} rows for {step_count} steps.")
+    if not history:
+        return []
+    columns = set(trainer_class(config, task, device="cpu", **settings).step(1)[0])
+    rows = []
+    for row in history:
+        if not isinstance(row, dict) or set(row) != columns or not all(
+                v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in row.values()):
+            raise ValueError("this saved trainer's history does not hold the rows training records.")
+        rows.append({k: math.nan if v is None else v for k, v in row.items()})
+    return rows
 
 
 def load(trainer_class, path: str | Path, device=None):

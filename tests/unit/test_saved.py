@@ -113,6 +113,17 @@ def saved_bytes():
     ("no settings", lambda good: _with_header(good, lambda h: h.pop("config")), "incomplete"),
     ("wrong width", lambda good: _with_header(good, lambda h: h["config"].update(d_model=32)), "do not fit"),
     ("bad setting", lambda good: _with_header(good, lambda h: h["config"].update(n_layers=9)), "n_layers"),
+    ("a task too long", lambda good: _with_header(good, lambda h: h["task"].update(seq_len=10 ** 8)), "does not fit"),
+    ("unknown stop", lambda good: _with_header(good, lambda h: h.update(stopped=["nope.key", {}])),
+     "reason for stopping"),
+    ("stop with text", lambda good: _with_header(good, lambda h: h.update(stopped=["train.stopped_grad",
+                                                                                    {"step": "<b>1</b>"}])),
+     "reason for stopping"),
+    ("short history", lambda good: _with_header(good, lambda h: h.update(history=[])), "0 rows for 1 steps"),
+    ("text in history", lambda good: _with_header(good, lambda h: h["history"][0].update(loss="low")),
+     "does not hold the rows"),
+    ("odd column", lambda good: _with_header(good, lambda h: h["history"][0].update(extra=1.0)),
+     "does not hold the rows"),
 ])
 def test_anything_but_a_saved_trainer_is_refused_with_a_sentence(tmp_path, saved_bytes, name, make, fragment):
     path = tmp_path / "file.safetensors"
