@@ -16,7 +16,7 @@ import streamlit as st
 from ..lessons import live_training as L
 from ..outside import Outside
 from ..training import TASKS, Trainer
-from ..training.live import HEADS_TICK, TICK, LiveRun, trained_with
+from ..training.live import ARCHITECTURE, HEADS_TICK, TICK, LiveRun, trained_with
 from ..training.saved import from_bytes
 from ..training.slots import SLOTS
 from .control import ON_CHANGE, draw, stop_page, value, values
@@ -62,7 +62,7 @@ def draw_controls(where) -> None:
 
 # ------------------------------------------------------------------------------- a model trained elsewhere
 LOAD_GENERATION = "train.load_generation"   # a new uploader key empties it once its file has been read
-LOAD_SAID = "train.load_said"               # (tone, sentence) about the last file: loaded, or why not
+LOAD_SAID = "train.load_said"               # (tone, sentence, trainer) about the last file: loaded, or why not
 
 
 def draw_load() -> None:
@@ -76,8 +76,20 @@ def draw_load() -> None:
     st.file_uploader(tr("lt.load", mb=mb), type=["safetensors"], key=key, help=tr("lt.load_help", mb=mb),
                      on_change=_load_saved_model, args=(key,))
     said = state.get(LOAD_SAID)
-    if said:
-        (st.success if said[0] == "success" else st.error)(said[1])
+    run = state.get(RUN)
+    # a refusal stays until the next file; "loaded" only while the loaded model is the one on the page (not after
+    # Reset or a new architecture); either in the language the page is in now
+    if said and (said[0] == "error" or _still_loaded(run, said[2])):
+        (st.success if said[0] == "success" else st.error)(said[1].in_lang(lang()))
+
+
+def _still_loaded(run: LiveRun | None, loaded: Trainer | None) -> bool:
+    """Whether the model a file brought is the one this run will show: not replaced by Reset or by a setting that
+    builds a new model (the controls' values are read before the run syncs with them)."""
+    if run is None or run.trainer is not loaded or run.architecture is None:
+        return False
+    settings = L.run_settings(values(L))
+    return tuple(settings[k] for k in ARCHITECTURE) == run.architecture
 
 
 def _page_values(trainer: Trainer) -> dict:
@@ -116,12 +128,12 @@ def _load_saved_model(key: str) -> None:
         trainer = from_bytes(Trainer, upload.getvalue())
     except ValueError as err:                      # the reason may quote the file: shown as text
         reason = Outside(str(err), limit=300)
-        state[LOAD_SAID] = ("error", tr("lt.load_refused", file=Outside(upload.name), error=reason))
+        state[LOAD_SAID] = ("error", tr("lt.load_refused", file=Outside(upload.name), error=reason), None)
         return                                     # the model being trained stays as it was
     try:
         page = _page_values(trainer)
-    except ValueError as err:                      # our own sentence
-        state[LOAD_SAID] = ("error", tr("lt.load_refused", file=Outside(upload.name), error=str(err)))
+    except ValueError as err:                      # our own sentence (a Phrase: said in the page's language)
+        state[LOAD_SAID] = ("error", tr("lt.load_refused", file=Outside(upload.name), error=err.args[0]), None)
         return
     run = state.get(RUN)
     if run is None:
@@ -129,7 +141,7 @@ def _load_saved_model(key: str) -> None:
     run.adopt(trainer)
     state.update(page)
     state[LOAD_SAID] = ("success", tr("lt.loaded", file=Outside(upload.name), steps=trainer.step_count,
-                                      task=tr(f"taskname.{trainer.task.name}")))
+                                      task=tr(f"taskname.{trainer.task.name}")), trainer)
 
 
 def session_run() -> LiveRun:

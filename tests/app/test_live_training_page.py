@@ -257,3 +257,21 @@ def test_a_model_the_page_cannot_show_is_refused_with_what_it_offers():
         (error,) = at.error
         assert said in shown(error.value)
         assert at.session_state["train.run"].trainer is trainer
+
+
+def test_the_loaded_notice_goes_with_the_loaded_model_and_follows_the_language():
+    """After Reset the page no longer says a file's model is on it; a refusal is said in the language the page is in
+    when it is read again."""
+    from explorer.training import Trainer
+    from explorer.training.saved import to_bytes
+
+    at = page("live_training")
+    load_file(at, "reverse.safetensors", to_bytes(Trainer.for_task("reverse", seed=1)))
+    assert len(at.success) == 1
+    buttons(at)["Reset"].click().run()
+    assert not at.success
+    load_file(at, "notes.safetensors", b"not a model at all")
+    at.session_state["ui.lang"] = "zh"
+    at.run()
+    (error,) = at.error
+    assert "未载入" in error.value and "保留原来的模型" in error.value
