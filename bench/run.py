@@ -299,6 +299,26 @@ def bench_training():
     row("training steps/s, dashboard path (Trainer.step + metrics) vs bare loop, reverse (median of 10 pairs)",
         f"{steps / min(t_dash):.0f} vs {steps / min(t_bare):.0f} steps/s (best); ratio {ratio:.2f} "
         f"(pairs {min(ratios):.2f}-{max(ratios):.2f})", ">= 0.8", ratio >= 0.8)
+    _bench_saved_model()
+
+
+def _bench_saved_model():
+    """What Live training's "Load a trained model" costs the server: CPU seconds to check and build a trainer from
+    the largest file the page takes that its settings allow (4 layers of 4 heads, d_model 128, with its history),
+    against a budget of 0.5 s; its size against the 5 MB upload limit."""
+    from explorer.training import Trainer
+    from explorer.training.saved import from_bytes, to_bytes
+
+    big = Trainer.for_task("sort", seed=0, n_layers=4, n_heads=4, d_model=128)
+    big.step(amount(200, 5))
+    data = to_bytes(big)
+    start = time.process_time()
+    for _ in range(amount(5, 1)):
+        from_bytes(Trainer, data)
+    cpu = (time.process_time() - start) / amount(5, 1)
+    row("Load a trained model: CPU to check and build one from a file (sort, 4 x 4 heads, d_model 128, its history)",
+        f"{cpu:.3f} s for {len(data) / 2 ** 20:.2f} MiB", "<= 0.5 s, file <= 5 MB",
+        cpu <= 0.5 and len(data) <= 5 * 2 ** 20)
 
 
 BARE_APP = """

@@ -163,3 +163,24 @@ def equivalent_bandwidth(h: float, kernel: str, reference: str = "gaussian") -> 
     if k.canonical is None or ref.canonical is None:
         return float(h)
     return float(h) * k.canonical / ref.canonical
+
+
+def ignores_h(kernel: str) -> bool:
+    """Whether ``kernel`` gives every point the same weight whatever the bandwidth (the constant kernel): its fit,
+    leave-one-out curve, "optimum" and weight rows do not depend on h.
+
+    Parameters
+    ----------
+    kernel : str
+        A name in ``KERNELS``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> ignores_h("constant"), ignores_h("boxcar")
+    (True, False)
+    """
+    return get_kernel(kernel).canonical is None

@@ -17,7 +17,7 @@ import torch
 from ..bandwidth import flat_below, loo_cv_scores, select_bandwidth, silverman_bandwidth
 from ..figures import regression as rfig
 from ..i18n import Joined, Message, t
-from ..kernels import KERNELS, equivalent_bandwidth
+from ..kernels import KERNELS, equivalent_bandwidth, ignores_h
 from ..outside import Outside, plotly_text
 from ..regression import defined_mse, nadaraya_watson
 from .base import Question, Say, figure_table, flatten, says, specs
@@ -188,12 +188,6 @@ SEPARATE = 1.5      # the LOO optimum is offered only when it is at least 1.5x a
 def is_clean(data: Mapping, noise: float) -> bool:
     """Whether the data shown have no noise (a generated dataset at noise 0: an upload's noise is unknown)."""
     return data["true"] is not None and noise == 0
-
-
-def ignores_h(kernel: str) -> bool:
-    """Whether the kernel gives every point the same weight whatever the bandwidth (the constant kernel): its fit,
-    leave-one-out curve and "optimum" do not depend on h."""
-    return KERNELS[kernel].canonical is None
 
 
 def _two_digits_up(h: float) -> float:

@@ -22,7 +22,7 @@ from ..figures import common
 from ..figures import regression as rfig
 from ..figures.answer import mark_answer
 from ..i18n import Message, t
-from ..kernels import KERNELS
+from ..kernels import ignores_h
 from ..learned import fit_parametric_attention, learn_bandwidth
 from ..regression import defined_mse, nadaraya_watson, nw_weights
 from .base import Question, Say, figure_table, flatten, says, specs
@@ -320,7 +320,7 @@ def temp_text(res: Mapping, nw: Mapping) -> list[Say]:
     sweep, hs = res["tau_sweep"], nw["sweep"]
     mw_tau, mw_h = float(sweep["max_weight"].iloc[0]), float(hs["max_weight"].iloc[0])
     tau_lo, h_lo = sweep["tau"].iloc[0], hs["bandwidth"].iloc[0]
-    if KERNELS[nw["kernel"]].canonical is None:            # ignores h (kernel_regression.ignores_h)
+    if ignores_h(nw["kernel"]):
         return [Say("sk.temp_text_flat_h", mw_tau=mw_tau, tau_lo=tau_lo, kernel=Message(f"kernel.{nw['kernel']}"),
                     w=1 / nw["n"], n=nw["n"])]
     main = Say("sk.temp_text" if min(mw_tau, mw_h) > 0.5 else "sk.temp_text_ties", mw_tau=mw_tau, tau_lo=tau_lo,
