@@ -290,54 +290,94 @@ def read_csv(raw: bytes) -> CsvTable:
     -------
     CsvTable
         The rows and the names of the columns that hold numbers. A file that cannot be read raises a
-        ``UserError`` whose message says what is wrong and what is allowed. The first line is checked before
-        the rest is parsed (at most ``MAX_HEADER_CHARS`` characters and ``MAX_UPLOAD_COLUMNS`` columns), and the
-        rows are counted (at most ``MAX_UPLOAD_ROWS``), so a file costs at most that many cells to parse.
+        ``UserError`` whose message says what is wrong and what is allowed.
+
+    Notes
+    -----
+    A file's cost is bounded before any table is built: its lines (blank ones too) are counted first (at most
+    ``MAX_UPLOAD_ROWS`` after the header), then the header (``MAX_HEADER_CHARS`` characters, ``MAX_UPLOAD_COLUMNS``
+    columns counted with the separator the file is read with: ``SEPARATORS``, else whitespace), then each row must
+    have the header's number of fields (a ragged row is refused with its line; no column becomes an index).
 
     Examples
     --------
     >>> read_csv(b"x,y,label\\n1,2,a\\n3,4,b\\n").numeric
     ['x', 'y']
+    >>> read_csv(b"x;y\\n1;2\\n3;4\\n").frame["y"].tolist()
+    [2.0, 4.0]
     """
     import pandas as pd  # pandas: kept off the first page's imports (cold start)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UserError("err.csv_not_utf8") from None
-    if not text.strip():
+    text = text.rstrip()
+    if not text:
         raise UserError("err.csv_empty")
-    _check_size(text)
-    try:
-        frame = pd.read_csv(io.StringIO(text), sep=None, engine="python")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error) as err:
-        raise UserError("err.csv_unreadable", detail=Outside(str(err).splitlines()[0], limit=120)) from None
-    numeric, text = [], {}
+    lines = text.count("\n")                         # after the header, blank ones too: one pass in C
+    if lines > MAX_UPLOAD_ROWS:
+        raise UserError("err.csv_too_many", n=lines, limit=MAX_UPLOAD_ROWS)
+    names, rows = _rows(text)
+    cells = {name: pd.Series([row[i] for row in rows], dtype=object) for i, name in enumerate(_names(names))}
+    frame = pd.DataFrame({name: c.mask(c.str.strip().isin(NA_TEXT)) for name, c in cells.items()},
+                         index=pd.RangeIndex(len(rows)))
+    numeric, text_rows = [], {}
     for col in frame.columns:
-        values = pd.to_numeric(frame[col], errors="coerce")
+        values = pd.to_numeric(frame[col], errors="coerce").astype(float)
         if values.notna().sum() >= max(1, int(0.8 * len(frame))):     # a column of numbers (a few gaps allowed)
-            text[str(col)] = (values.isna() & frame[col].notna()).to_numpy()
+            text_rows[col] = (values.isna() & frame[col].notna()).to_numpy()
             frame[col] = values
-            numeric.append(str(col))
-    frame.columns = [str(c) for c in frame.columns]
+            numeric.append(col)
     if len(numeric) < 2:
         raise UserError("err.csv_two_numeric", n=len(numeric), total=len(frame.columns),
                         columns=Outside(", ".join(map(str, frame.columns)), limit=120))
-    return CsvTable(frame, numeric, text)
+    return CsvTable(frame, numeric, text_rows)
 
 
-def _check_size(text: str) -> None:
-    """Refuse a file past the limits before it is parsed: the first line's length and its columns (counted by
-    the separators the parser would find), then the rows (non-blank lines after the header)."""
-    end = text.find("\n", 0, MAX_HEADER_CHARS + 1)
-    header = text[:end if end >= 0 else MAX_HEADER_CHARS + 1].rstrip("\r")
+SEPARATORS = ",;\t|"     # the separators a file is read with (the one giving the header most columns); else spaces
+NA_TEXT = frozenset({"", "#N/A", "#NA", "<NA>", "N/A", "n/a", "NA", "NaN", "nan", "-nan", "NULL", "null", "None"})
+
+
+def _rows(text: str) -> tuple[list[str], list[list[str]]]:
+    """The header's names and the data rows (blank ones left out), each checked as it is read: the header's
+    length and column count first, then every row's fields against the header's."""
+    end = text.find("\n", 0, MAX_HEADER_CHARS + 2)
+    header = text[:end if end >= 0 else MAX_HEADER_CHARS + 2].rstrip("\r")
     if len(header) > MAX_HEADER_CHARS:
         raise UserError("err.csv_header_long", limit=MAX_HEADER_CHARS)
-    columns = max(len(next(csv.reader([header], delimiter=sep), [])) for sep in ",;\t|")
-    if columns > MAX_UPLOAD_COLUMNS:
-        raise UserError("err.csv_too_many_columns", n=columns, limit=MAX_UPLOAD_COLUMNS)
-    rows = sum(1 for line in text[len(header):].splitlines() if line.strip())
-    if rows > MAX_UPLOAD_ROWS:
-        raise UserError("err.csv_too_many", n=rows, limit=MAX_UPLOAD_ROWS)
+    widths = {sep: len(next(csv.reader([header], delimiter=sep), [])) for sep in SEPARATORS}
+    sep = max(SEPARATORS, key=widths.get)
+    options = {"delimiter": sep} if widths[sep] > 1 else {"delimiter": " ", "skipinitialspace": True}
+    reader = csv.reader(io.StringIO(text), strict=True, **options)
+    try:
+        names = next(reader)
+        names = names[:-1] if len(names) > 1 and options["delimiter"] == " " and not names[-1] else names
+        if len(names) > MAX_UPLOAD_COLUMNS:
+            raise UserError("err.csv_too_many_columns", n=len(names), limit=MAX_UPLOAD_COLUMNS)
+        rows = []
+        for row in reader:
+            row = row[:-1] if options["delimiter"] == " " and row and not row[-1] else row   # (trailing spaces)
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue                                    # a blank line (counted towards the limit above)
+            if len(row) != len(names):
+                raise UserError("err.csv_ragged", line=reader.line_num, n=len(row), columns=len(names))
+            rows.append(row)
+    except csv.Error as err:
+        raise UserError("err.csv_unreadable", detail=Outside(str(err).splitlines()[0], limit=120)) from None
+    return names, rows
+
+
+def _names(names: list[str]) -> list[str]:
+    """Column names as a table shows them: an empty one is ``Unnamed: i``, a repeated one gets ``.1``, ``.2``."""
+    out: list[str] = []
+    for i, name in enumerate(names):
+        name = base = name.strip() or f"Unnamed: {i}"
+        k = 0
+        while name in out:
+            k += 1
+            name = f"{base}.{k}"
+        out.append(name)
+    return out
 
 
 def dataset_from_table(table: CsvTable, x_col: str, y_col: str, drop_invalid: bool = False,

@@ -83,3 +83,70 @@ def test_same_column_twice_is_refused():
 def test_semicolon_files_are_sniffed():
     ds, _ = load(b"x;y\n1;2\n2;3\n3;5\n")
     np.testing.assert_array_equal(ds.y, [2.0, 3.0, 5.0])
+
+
+# ----------------------------------------------------------------------------- what a file may cost (bench: hostile)
+def _refusal(raw: bytes):
+    with pytest.raises(ValueError) as err:
+        data.read_csv(raw)
+    return err.value.message
+
+
+def test_a_ragged_row_is_refused_with_its_line_never_read_as_an_index():
+    """pandas turns the extra fields of a first row longer than the header into index levels (0.3 ms of CPU a
+    field: 100k fields cost 30 s); here the row is refused, whatever its length."""
+    said = _refusal(b"x,y\n" + b",".join(b"1" for _ in range(100_000)) + b"\n2,3\n")
+    assert said.key == "err.csv_ragged" and (said.values["line"], said.values["n"], said.values["columns"]) == \
+        (2, 100_000, 2)
+    said = _refusal(b"x,y\n1,2\n2,3\n3,4,5\n")
+    assert said.key == "err.csv_ragged" and said.values["line"] == 4 and "Line 4 has 3 values" in str(said)
+    assert _refusal(b"x,y,z\n1,2,3\n4,5\n").values["line"] == 3          # a short row too
+
+
+def test_columns_are_counted_with_the_separator_the_file_is_read_with_and_lines_before_anything_is_parsed():
+    colon = ":".join("c" for _ in range(2_400)).encode() + b"\n" + b"1:2\n" * 1_000
+    said = _refusal(colon)                    # ':' is no separator here: one column, refused as such
+    assert said.key == "err.csv_two_numeric" and said.values["total"] == 1
+    wide = ";".join(f"c{i}" for i in range(data.MAX_UPLOAD_COLUMNS + 1)).encode() + b"\n1;2\n"
+    assert _refusal(wide).key == "err.csv_too_many_columns"
+    blank = b"x,y\n1,2\n" + b"  \n" * (data.MAX_UPLOAD_ROWS + 1) + b"3,4\n"     # blank lines count
+    said = _refusal(blank)
+    assert said.key == "err.csv_too_many" and said.values["n"] == data.MAX_UPLOAD_ROWS + 3
+    ds, _ = load(b"x,y\n1,2\n\n\n2,3\n   \n3,5\n\n")                               # a few blank lines are read past
+    np.testing.assert_array_equal(ds.y, [2.0, 3.0, 5.0])
+
+
+@pytest.mark.parametrize("raw", [
+    b"x,y,label\n0,1.5,a\n1,2.5,b\n2,NA,c\n3,,d\n4,oops,e\n5,1e3,f\n"
+    + b"".join(b"%d,%d,g\n" % (i, i) for i in range(6, 20)),
+    b"t;v;w\n1;2;3\n4;5;6\n7;8;9\n",
+    b"a\tb\n1\t2\n3\t4\n",
+    b"p|q\n1|2\n3|4\n",
+    b'x,y,name\n1,2,"Smith, J"\n2,3,"O\'Neil"\n3,-4.5,""\n',
+    b"x,x,y\n1,2,3\n4,5,6\n",
+    b"x,y\r\n1,2\r\n3,4\r\n",
+    "\ufeffx,y\n1,2\n3,4\n".encode(),
+])
+def test_a_valid_file_reads_as_pandas_reads_it(raw):
+    """The numbers of each numeric column, and which cells were text, as ``pandas.read_csv`` (the C parser, with
+    the separator given) finds them."""
+    import io
+
+    import pandas as pd
+
+    table = data.read_csv(raw)
+    text = raw.decode("utf-8-sig")
+    sep = max(",;\t|", key=lambda s: text.splitlines()[0].count(s))
+    reference = pd.read_csv(io.StringIO(text), sep=sep)
+    assert list(table.frame.columns) == [str(c).strip() for c in reference.columns]
+    for name, col in zip(table.frame.columns, reference.columns, strict=True):
+        if name in table.numeric:
+            expected = pd.to_numeric(reference[col], errors="coerce").astype(float).to_numpy()
+            np.testing.assert_array_equal(table.frame[name].to_numpy(), expected)
+            assert table.text[name].tolist() == (pd.to_numeric(reference[col], errors="coerce").isna()
+                                                 & reference[col].notna()).tolist()
+
+
+def test_whitespace_separated_columns_are_read():
+    ds, _ = load(b"x  y\n 1  2\n 2  3\n 3  5 \n")
+    np.testing.assert_array_equal(ds.y, [2.0, 3.0, 5.0])
