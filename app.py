@@ -7,7 +7,8 @@ computes every lesson's default figures in the background for the first student 
 Imported rather than run (``streamlit run app.py`` finds ``app`` below and serves it through Streamlit's ASGI
 entry), it is the server: the dashboard, the students' vote pages beside it (``explorer.phone``: plain routes, no
 Streamlit session per phone), and on every HTTP response the headers of ``explorer.web`` (a
-Content-Security-Policy, who may frame the app, ``nosniff``, a referrer policy).
+Content-Security-Policy, who may frame the app, ``nosniff``, a referrer policy), on every connection the limits of
+``explorer.connections`` (a request's headers and body within 10 s; a forwarded address only from a named balancer).
 """
 
 from importlib.resources import files
@@ -15,15 +16,17 @@ from importlib.resources import files
 import streamlit as st
 from starlette.middleware import Middleware
 
+from explorer import connections
 from explorer.i18n import LANGUAGES
 from explorer.phone import ROUTES as PHONE_ROUTES
 from explorer.ui.internals import front_end_inline_scripts
 from explorer.ui.layout import page_style
+from explorer.ui.memory import return_large_blocks
 from explorer.ui.navigation import navigation_pages, note_unknown_path, requested_path
 from explorer.ui.startup import warm_up_once
 from explorer.ui.state import keep_shared_state, lecture_changed, lecture_mode, tr
 from explorer.ui.waiting import badge
-from explorer.web import SecurityHeaders, security_headers
+from explorer.web import NestedPaths, SecurityHeaders, security_headers
 
 ICON = str(files("explorer") / "assets" / "icon.png")        # a causal attention map, 4 x 4
 
@@ -33,7 +36,10 @@ if __name__ != "__main__":         # imported by `streamlit run`: the server, wi
         HEADERS = security_headers(front_end_inline_scripts())
     except ValueError as err:      # a mistyped EXPLORER_FRAME_ANCESTORS: say so and serve nothing
         raise SystemExit(f"error: {err}") from None
-    app = st.App(__file__, routes=PHONE_ROUTES, middleware=[Middleware(SecurityHeaders, headers=HEADERS)])
+    connections.install()          # a request arrives within 10 s; forwarded addresses only from named balancers
+    return_large_blocks()          # freed arrays go back to the system (the caches' byte budget holds in RSS)
+    app = st.App(__file__, routes=PHONE_ROUTES, middleware=[Middleware(SecurityHeaders, headers=HEADERS),
+                                                                  Middleware(NestedPaths)])
 else:                              # a session's run of the script
     keep_shared_state()
     # the icon is a file served by this server: a Material icon here makes every browser fetch it from fonts.gstatic.com

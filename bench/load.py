@@ -42,7 +42,14 @@ from explorer.serving import AppServer
 
 MAX_SESSIONS, MAX_SECONDS = 200, 600        # hard bounds on any run
 MAX_VOTERS = 500                            # phones in one poll (each a short HTTP client, not a session)
-ONE_ADDRESS = {"EXPLORER_VOTES_PER_ADDRESS": "100000"}   # the bench's phones share 127.0.0.1; a room's do not
+
+
+def one_address(voters: int) -> dict:
+    """The server's settings for ``voters`` phones that all come from 127.0.0.1, as a hall behind one NAT address
+    does: the defaults (400 voter ids an address in a room, 100 votes a second), the ids raised past 400 only."""
+    return {} if voters <= 400 else {"EXPLORER_PHONES_PER_ADDRESS": str(voters)}
+
+
 # what a browsing student moves on each page: (widget key, the field of its WidgetState, values to cycle through)
 MOVES = {"kernel_regression": ("nw.bandwidth", "string_array_value", (["0.05"], ["0.5"], ["0.2"], ["5"], ["0.01"])),
          "masking": ("mask.length", "double_array_value", ([12.0], [4.0], [16.0], [8.0])),
@@ -263,10 +270,10 @@ def votes(n: int = 200, replicas: int = 1, seconds: float = 10) -> dict:
     with contextlib.ExitStack() as stack:
         if replicas == 1:
             polls = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "polls.sqlite3"
-            up = stack.enter_context(AppServer(env={"EXPLORER_POLLS": str(polls), **ONE_ADDRESS}))
+            up = stack.enter_context(AppServer(env={"EXPLORER_POLLS": str(polls), **one_address(n)}))
             base, pids, store = up.url, [up.pid], SQLiteStore(polls)
         else:
-            hall = stack.enter_context(Hall(replicas, env=ONE_ADDRESS))
+            hall = stack.enter_context(Hall(replicas, env=one_address(n)))
             base, pids = hall.url, [r.pid for r in hall.replicas.values()]
             store = RedisStore(hall.redis.url)
         code, _ = store.open("load", {"en": {"question": "Which?", "choices": ["a", "b", "c", "d"]}}, answer=0)

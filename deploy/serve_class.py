@@ -60,8 +60,9 @@ class Hall:
                        "https": bool(public_url and public_url.startswith("https://"))}
         self.tmp = tempfile.TemporaryDirectory()
         self.redis = RedisServer(Path(self.tmp.name) / "redis")
-        env = {"EXPLORER_POLLS": self.redis.url, **({"EXPLORER_PUBLIC_URL": public_url} if public_url else {}),
-               **(env or {})}
+        # the replicas believe the X-Forwarded-For of HAProxy (on this machine) and of nobody else
+        env = {"EXPLORER_POLLS": self.redis.url, "EXPLORER_TRUSTED_PROXIES": "127.0.0.1",
+               **({"EXPLORER_PUBLIC_URL": public_url} if public_url else {}), **(env or {})}
         self.replicas = {f"r{i + 1}": AppServer(env=env) for i in range(replicas)}
         self.balancer: subprocess.Popen | None = None
 

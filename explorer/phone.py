@@ -6,28 +6,35 @@ page in its new state (Post/Redirect/Get: a reload sends nothing twice). It work
 form); with it on, ``/vote.js`` asks ``/vote/<CODE>/state`` every ``FOLLOW_S`` seconds and reloads the page when
 the round moves on (open, shown, round 2, revealed, closed). ``GET /vote?room=CODE`` (the old link) leads there.
 
-One phone, one voter: the voter id is a random cookie (HttpOnly, SameSite=Lax, kept for the poll's lifetime), so a
-reload, a lost connection or another replica keeps one vote per phone per round. A form carries a value bound to
-the room and to that cookie, which a page elsewhere cannot read, so it cannot vote for a phone. The store's rules
-decide the rest; what they refuse gets a status and one sentence in the phone's language: an unknown or expired
-room 404, a closed round 409, a bad choice 400, a form that does not match its cookie 403, a body over
-``MAX_BODY`` bytes 413, more than ``PER_COOKIE`` votes a second from one phone or ``PER_ADDRESS`` from one address
-429, a store that does not answer 503. The address is the client's as the server sees it: behind HAProxy the
-balancer forwards it (``option forwardfor``, which uvicorn trusts from 127.0.0.1).
+A vote counts only what this server issued. A phone that opens an open round gets a voter id for that room, signed
+with the deployment's secret (``Store.secret``, shared by replicas), in a cookie of that room (HttpOnly,
+SameSite=Lax, kept for the poll's lifetime; over HTTPS a ``__Host-`` cookie), so a reload, a lost connection or
+another replica keeps one vote per phone per round. One address is issued at most ``PHONES_PER_ADDRESS`` ids in a
+room (a hall behind one NAT address fits). The form carries a value signed over the room and the id, which a page
+elsewhere can neither read nor compute. An id or a form value the server did not sign is refused (403) and counts
+nothing. The store's rules decide the rest; what they refuse gets a status and one sentence in the phone's
+language: an unknown or expired room 404, a closed round 409, a bad choice or a form of more than a vote's fields
+400, a body over ``MAX_BODY`` bytes 413, more than ``PER_COOKIE`` votes a second from one phone, ``PER_ADDRESS``
+from one address or an address past its ids 429, a store that does not answer 503. The address is the client's as
+the server sees it; a balancer's forwarded address is believed only from the balancers named in
+``EXPLORER_TRUSTED_PROXIES`` (``make serve-class`` and the Kubernetes manifest name theirs; ``make run`` and
+``make room`` none).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import html
 import os
 import re
+import secrets
 import threading
 import time
 from collections import deque
 from importlib.resources import files
-from urllib.parse import parse_qs, quote
+from urllib.parse import parse_qsl, quote
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -35,17 +42,20 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from .i18n import LANGUAGES, t
-from .polls import CLOSED, REVEALED, SHOWN, TTL, VOTING, PollError, new_voter, normal_code, store_from_env
+from .polls import CLOSED, REVEALED, SHOWN, TTL, VOTING, PollError, normal_code, store_from_env
 
-COOKIE = "explorer_voter"
+COOKIE = "explorer_voter_"  # + the room's code; over HTTPS with the __Host- prefix (Secure, Path=/, no Domain)
 FOLLOW_S = 2.0            # seconds between a phone's looks at its round (with JavaScript on)
 MAX_BODY = 1024           # bytes of a vote's form: a choice, a round, the form value and a language
+MAX_FIELDS = 8            # fields of a vote's form (it has four)
 PER_COOKIE = 2            # votes a second from one phone
 PER_ADDRESS = int(os.environ.get("EXPLORER_VOTES_PER_ADDRESS", "100"))   # votes a second from one address (a
 #                           hall behind one NAT address shares it; the load bench's phones all come from 127.0.0.1)
+PHONES_PER_ADDRESS = int(os.environ.get("EXPLORER_PHONES_PER_ADDRESS", "400"))   # voter ids one address is issued
+#                           in a room: a hall's phones behind one NAT address, and no more
 STATUS = {"unknown": 404, "closed": 409, "round": 409, "phase": 409, "choice": 400, "voter": 403, "texts": 400,
-          "token": 403, "form": 403, "size": 413, "busy": 429}
-_VOTER = re.compile(r"[A-Za-z0-9_-]{16,64}")
+          "token": 403, "form": 403, "size": 413, "busy": 429, "fields": 400, "phones": 429}
+_VOTER = re.compile(r"[A-Za-z0-9_-]{46}")       # 24 random characters, then 22 of their signature
 _STYLE = (files("explorer") / "assets" / "phone.css").read_text(encoding="utf-8")
 _SCRIPT = (files("explorer") / "assets" / "phone.js").read_text(encoding="utf-8")
 
@@ -72,10 +82,32 @@ def say(key: str, lang: str, **values) -> str:
     return template.format(**{k: html.escape(str(v)) for k, v in values.items()})
 
 
-def form_value(code: str, voter: str) -> str:
-    """The value a phone's form carries: bound to the room and to the phone's cookie (which only the phone's
-    browser sends, and no page can read)."""
-    return hashlib.sha256(f"vote-form:{code}:{voter}".encode()).hexdigest()[:32]
+def _signed(secret: bytes, *parts: str) -> str:
+    """22 URL-safe characters (132 bits) of the HMAC-SHA256 of ``parts`` under the deployment's ``secret``."""
+    mac = hmac.new(secret, "\x1f".join(parts).encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).decode()[:22]
+
+
+def new_voter_id(secret: bytes, code: str) -> str:
+    """A voter id for room ``code``: 24 random characters and their signature (46 in all)."""
+    nonce = secrets.token_urlsafe(18)
+    return nonce + _signed(secret, "voter", code, nonce)
+
+
+def issued_here(secret: bytes, code: str, voter: str) -> bool:
+    """Whether ``voter`` is an id this deployment issued for room ``code``."""
+    return bool(_VOTER.fullmatch(voter)) and hmac.compare_digest(voter[24:], _signed(secret, "voter", code, voter[:24]))
+
+
+def form_value(secret: bytes, code: str, voter: str) -> str:
+    """The value a phone's form carries: signed over the room and the phone's id (which only the phone's browser
+    sends, and no page can read or compute)."""
+    return _signed(secret, "form", code, voter)
+
+
+def address_key(secret: bytes, address: str) -> str:
+    """What the store keeps of an address to count its ids: a keyed digest, not the address."""
+    return _signed(secret, "address", address)
 
 
 class Limiter:
@@ -104,10 +136,10 @@ class Limiter:
 PHONES, ADDRESSES = Limiter(PER_COOKIE), Limiter(PER_ADDRESS)
 
 
-def _page(lang: str, body: str, status: int = 200, state: str = "", cookie: tuple[str, bool] | None = None,
+def _page(lang: str, body: str, status: int = 200, state: str = "", cookie: tuple[str, str, bool] | None = None,
           here: str = "/vote") -> Response:
     """The page around ``body``; ``state``: the round it shows (the script reloads when it changes); ``cookie``:
-    a new voter id to set, and whether the phone came over HTTPS (then the cookie is Secure)."""
+    the room's code, a new voter id to set, and whether the phone came over HTTPS (then a ``__Host-`` cookie)."""
     switch = " · ".join(f'<a href="{here}?lang={code}" lang="{code}"' + (' aria-current="true"' if code == lang
                         else "") + f">{html.escape(name)}</a>" for code, name in LANGUAGES.items())
     follow = '<script src="/vote.js" defer></script>' if state else ""
@@ -120,9 +152,9 @@ def _page(lang: str, body: str, status: int = 200, state: str = "", cookie: tupl
     response = Response(page, status_code=status, media_type="text/html; charset=utf-8",
                         headers={"Cache-Control": "no-store"})
     if cookie is not None:
-        voter, https = cookie
-        response.set_cookie(COOKIE, voter, max_age=int(TTL), path="/vote", httponly=True, samesite="lax",
-                            secure=https)
+        code, voter, https = cookie
+        response.set_cookie(("__Host-" if https else "") + COOKIE + code, voter, max_age=int(TTL),
+                            path="/" if https else f"/vote/{code}", httponly=True, samesite="lax", secure=https)
     return response
 
 
@@ -188,10 +220,17 @@ def _refusal(lang: str, reason: str) -> str:
 
 
 # --------------------------------------------------------------------------- the routes
-def _voter(request: Request) -> tuple[str, bool]:
-    """The phone's voter id from its cookie, or a new one (True: it must be set)."""
-    voter = request.cookies.get(COOKIE, "")
-    return (voter, False) if _VOTER.fullmatch(voter) else (new_voter(), True)
+def _voter(request: Request, code: str, secret: bytes) -> str | None:
+    """The phone's voter id for room ``code`` from its cookie, if this deployment issued it; else None."""
+    for name in ("__Host-" + COOKIE + code, COOKIE + code):
+        voter = request.cookies.get(name, "")
+        if issued_here(secret, code, voter):
+            return voter
+    return None
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else ""
 
 
 def _state(poll) -> str:
@@ -201,18 +240,24 @@ def _state(poll) -> str:
 def _show(request: Request, code: str, lang: str, status: int = 200, refused: str = "") -> Response:
     """The page of room ``code`` as the phone with this request's cookie sees it."""
     store = store_from_env()
-    voter, fresh = _voter(request)
-    here = f"/vote/{code}"
+    here, fresh = f"/vote/{code}", None
     try:
+        secret = store.secret()
         poll = store.get(code)
-        mine = store.choice(code, voter) if not fresh else None
+        voter = _voter(request, code, secret)
+        if voter is None and poll.phase == VOTING:          # an id is issued where there is a vote to cast
+            if not store.issue(code, address_key(secret, _address(request)), PHONES_PER_ADDRESS):
+                return _page(lang, _refusal(lang, "phones"), STATUS["phones"], _state(poll), here=here)
+            voter = fresh = new_voter_id(secret, code)
+        mine = store.choice(code, voter) if voter and not fresh else None
         rounds = store.rounds(code) if poll.phase != VOTING else []
     except PollError as err:
         return _page(lang, _room_form(lang, _refusal(lang, err.reason)), STATUS[err.reason])
     except Exception:                          # a store that does not answer: said, and the phone can reload
         return _page(lang, _note("refused", say("poll.phone_unavailable", lang)), 503)
-    body = _poll_body(lang, poll, mine, rounds, form_value(code, voter), refused)
-    return _page(lang, body, status, _state(poll), (voter, request.url.scheme == "https") if fresh else None, here)
+    body = _poll_body(lang, poll, mine, rounds, form_value(secret, code, voter or ""), refused)
+    cookie = (code, fresh, request.url.scheme == "https") if fresh else None
+    return _page(lang, body, status, _state(poll), cookie, here)
 
 
 async def ask_room(request: Request) -> Response:
@@ -245,13 +290,19 @@ async def room(request: Request) -> Response:
         body += chunk
         if len(body) > MAX_BODY:
             return await run_in_threadpool(_show, request, code, lang, 413, _refusal(lang, "size"))
-    fields = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), max_num_fields=8).items()}
+    pairs = parse_qsl(body.decode("utf-8", "replace"))          # (at most MAX_BODY bytes: cheap whatever it holds)
+    fields = dict(reversed(pairs))                               # (a name given twice: its first value)
     lang = language(request, fields.get("lang"))
-    voter, fresh = _voter(request)
-    address = request.client.host if request.client else ""
-    if fresh or not hmac.compare_digest(fields.get("form", ""), form_value(code, voter)):
+    if len(pairs) > MAX_FIELDS:
+        return await run_in_threadpool(_show, request, code, lang, 400, _refusal(lang, "fields"))
+    try:
+        secret = await run_in_threadpool(store_from_env().secret)
+    except Exception:                          # a store that does not answer
+        return _page(lang, _note("refused", say("poll.phone_unavailable", lang)), 503)
+    voter = _voter(request, code, secret)
+    if voter is None or not hmac.compare_digest(fields.get("form", ""), form_value(secret, code, voter)):
         return await run_in_threadpool(_show, request, code, lang, 403, _refusal(lang, "form"))
-    if not PHONES.allow(voter) or not ADDRESSES.allow(address):
+    if not PHONES.allow(voter) or not ADDRESSES.allow(_address(request)):
         return await run_in_threadpool(_show, request, code, lang, 429, _refusal(lang, "busy"))
     try:
         choice, round_ = int(fields.get("choice", "")), int(fields.get("round", ""))

@@ -28,6 +28,9 @@ CHECKOUT = Path(__file__).resolve().parents[1]     # where app.py, pages/ and .s
 APP = CHECKOUT / "app.py"
 
 
+MAX_MEMORY = "256mb"      # a Redis of class polls: a poll of 400 phones is about 100 KB
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as s:
@@ -127,7 +130,8 @@ class AppServer:
 class RedisServer:
     """Debian's ``redis-server`` on its own loopback port and directory: the class polls' shared store behind
     replicas. Its append-only file is written on every command (``appendfsync always``), so a vote it acknowledged
-    survives a crash of Redis itself; no snapshots.
+    survives a crash of Redis itself; no snapshots. It holds at most ``MAX_MEMORY`` and, when full, refuses writes
+    (a vote refused is said on the phone) rather than dropping a poll (``noeviction``).
 
     Closed to the rest of the machine: a client must give the password generated on the first start (kept in the
     directory's ``redis.conf``, readable by this user only, and read again by a restart in the same directory, so
@@ -160,7 +164,8 @@ class RedisServer:
         password is in the config file, not on the command line (which any process may read)."""
         self.proc = subprocess.Popen(["redis-server", str(self.conf), "--port", str(self.port), "--bind", "127.0.0.1",
                                       "--dir", str(self.dir), "--appendonly", "yes", "--appendfsync", "always",
-                                      "--save", ""], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                      "--save", "", "--maxmemory", MAX_MEMORY, "--maxmemory-policy", "noeviction"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.healthy():

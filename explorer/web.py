@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+from urllib.parse import quote
 
 FRAME_ANCESTORS_ENV = "EXPLORER_FRAME_ANCESTORS"
 _SOURCE = re.compile(r"'self'|'none'|https?://[A-Za-z0-9.-]+(:\d{1,5})?|https?://\*\.[A-Za-z0-9.-]+")
@@ -95,3 +96,29 @@ class SecurityHeaders:
             await send(message)
 
         return await self.app(scope, receive, send_with_headers)
+
+
+SERVED_PREFIXES = ("_stcore", "static", "media", "component", "app", "vote")   # what the server answers below "/"
+
+
+class NestedPaths:
+    """ASGI middleware: a page link with a ``/`` in its path (``/a/b``) is sent to ``/a%2Fb``. Streamlit answers any
+    unknown path with its page, whose scripts and styles are linked relative to it: under ``/a/`` they were fetched
+    from ``/a/static/…``, answered with the page again, and the browser drew a blank window. One segment, the app
+    loads, finds no page of that name and the landing page says so, as for any unknown link. Paths of the server's
+    own routes (``SERVED_PREFIXES``) are left alone."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        raw = scope.get("raw_path") or scope.get("path", "").encode("utf-8")     # as sent: %2F stays one segment
+        parts = [p for p in raw.decode("latin-1").split("/") if p] if scope["type"] == "http" else []
+        if len(parts) < 2 or parts[0] in SERVED_PREFIXES or scope.get("method") not in ("GET", "HEAD"):
+            return await self.app(scope, receive, send)
+        query = scope.get("query_string", b"").decode("latin-1")
+        where = "/" + quote("/".join(parts), safe="%") + (f"?{query}" if query else "")
+        await send({"type": "http.response.start", "status": 303,
+                    "headers": [(b"location", where.encode("latin-1")), (b"content-length", b"0"),
+                                (b"cache-control", b"no-store")]})
+        await send({"type": "http.response.body", "body": b""})

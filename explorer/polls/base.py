@@ -9,7 +9,10 @@ the same for every backend (``tests/unit/test_polls.py`` runs one suite on each)
 - A vote is taken only while its round is open; one vote per voter per round, a changed vote replacing the first.
 - A round's distribution is visible (to anyone, the lecturer too) only once it has been shown; the answer only once
   revealed. While a round is open, only the number of votes is.
-- Nothing personal is stored: a voter is a random id, a vote is that id, a round and a choice.
+- Nothing personal is stored: a voter is a random id, a vote is that id, a round and a choice; where a phone's id
+  was issued from is kept only as a keyed digest of its address, to count the ids one address was given.
+- The store keeps one secret of the deployment (``secret``: made once, shared by every replica that uses the
+  store), with which the vote pages sign the voter ids they issue and the forms they send.
 - Room codes are 6 characters drawn at random from 31 (about 8.9 × 10⁸ codes: knowing one tells nothing of
   another); a poll and its votes are deleted ``TTL`` seconds after it was opened.
 
@@ -170,6 +173,20 @@ class Store:
         poll = self.get(code)
         return [self._tallies(poll.code, r, poll.n_choices) for r in range(1, poll.shown + 1)]
 
+    def secret(self) -> bytes:
+        """The deployment's secret (32 random bytes, made by the first server that asks and kept in the store, so
+        every replica signs and checks with the same one)."""
+        if getattr(self, "_secret_cache", None) is None:
+            self._secret_cache = bytes.fromhex(self._secret(secrets.token_hex(32)))
+        return self._secret_cache
+
+    def issue(self, code: str, address_key: str, limit: int) -> bool:
+        """Count one more voter id issued in room ``code`` to the address whose keyed digest is ``address_key``:
+        True, unless that address was already given ``limit`` ids in this room (then False, and nothing changes).
+        The count lives as long as the poll."""
+        poll = self.get(code)
+        return self._issue(poll.code, str(address_key), int(limit), poll.expires)
+
     # ------------------------------------------------------------------ shared
     def _authorise(self, code: str, token: str) -> None:
         record = self._load(code)
@@ -213,4 +230,14 @@ class Store:
 
     def _choice(self, code: str, round_: int, voter: str) -> int | None:
         """``voter``'s choice in round ``round_``, None if none."""
+        raise NotImplementedError
+
+    def _secret(self, candidate: str) -> str:
+        """The stored secret (hex); ``candidate`` stored first if there is none yet (atomically: two servers that
+        start at once get the same one)."""
+        raise NotImplementedError
+
+    def _issue(self, code: str, key: str, limit: int, expires: float) -> bool:
+        """Atomically: if fewer than ``limit`` ids were issued to ``key`` in ``code``, count one more and True;
+        else False. The count expires with the poll (``expires``)."""
         raise NotImplementedError

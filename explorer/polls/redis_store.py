@@ -1,7 +1,8 @@
 """Polls in Redis: the store that replicas share (``make serve-class`` starts ``redis-server`` for it).
 
-A poll is the hash ``ae:poll:<code>``, the votes of round r the hash ``ae:votes:<code>:<r>`` (voter -> choice);
-both expire with the poll. The check and the write of a vote or a lecturer's step run in one Lua script, so
+A poll is the hash ``ae:poll:<code>``, the votes of round r the hash ``ae:votes:<code>:<r>`` (voter -> choice),
+the ids issued per address the hash ``ae:issued:<code>``; all expire with the poll. The deployment's secret is
+``ae:secret``. The check and the write of a vote or a lecturer's step run in one Lua script, so
 they are atomic across replicas. Started with an append-only file written on every command (``appendfsync
 always``), a restarted Redis still has every vote it acknowledged.
 """
@@ -14,7 +15,7 @@ import redis
 
 from .base import Store
 
-_POLL, _VOTES = "ae:poll:{}", "ae:votes:{}:{}"
+_POLL, _VOTES, _ISSUED, _SECRET = "ae:poll:{}", "ae:votes:{}:{}", "ae:issued:{}", "ae:secret"
 
 _VOTE = """
 local h = redis.call('HMGET', KEYS[1], 'phase', 'round', 'expires')
@@ -43,6 +44,15 @@ return 1
 """
 
 
+_ISSUE = """
+local n = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+if n >= tonumber(ARGV[2]) then return 0 end
+redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+redis.call('EXPIREAT', KEYS[1], math.ceil(tonumber(ARGV[3])))
+return 1
+"""
+
+
 class RedisStore(Store):
     def __init__(self, url: str):
         self.url = url
@@ -51,6 +61,7 @@ class RedisStore(Store):
         self._vote_script = self.db.register_script(_VOTE)
         self._transition_script = self.db.register_script(_TRANSITION)
         self._insert_script = self.db.register_script(_INSERT)
+        self._issue_script = self.db.register_script(_ISSUE)
 
     def __repr__(self) -> str:                           # (the URL's password is not said)
         return f"RedisStore({re.sub(r':[^:@/]*@', ':***@', self.url)!r})"
@@ -78,3 +89,10 @@ class RedisStore(Store):
         for choice in self.db.hvals(_VOTES.format(code, round_)):
             counts[int(choice)] += 1
         return counts
+
+    def _secret(self, candidate: str) -> str:
+        self.db.set(_SECRET, candidate, nx=True)
+        return self.db.get(_SECRET)
+
+    def _issue(self, code, key, limit, expires) -> bool:
+        return bool(self._issue_script(keys=[_ISSUED.format(code)], args=[key, limit, expires]))

@@ -24,6 +24,9 @@ CREATE TABLE IF NOT EXISTS polls (
 CREATE TABLE IF NOT EXISTS votes (
     code TEXT NOT NULL, round INTEGER NOT NULL, voter TEXT NOT NULL, choice INTEGER NOT NULL,
     PRIMARY KEY (code, round, voter));
+CREATE TABLE IF NOT EXISTS issued (
+    code TEXT NOT NULL, address TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (code, address));
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 FIELDS = ("token_hash", "page", "texts", "n_choices", "answer", "round", "phase", "shown", "was_revealed", "opened",
           "expires")
@@ -66,6 +69,7 @@ class SQLiteStore(Store):
     def _insert(self, code: str, record: dict) -> bool:
         with self._transaction() as db:
             db.execute("DELETE FROM votes WHERE code IN (SELECT code FROM polls WHERE expires <= ?)", (time.time(),))
+            db.execute("DELETE FROM issued WHERE code IN (SELECT code FROM polls WHERE expires <= ?)", (time.time(),))
             db.execute("DELETE FROM polls WHERE expires <= ?", (time.time(),))
             if db.execute("SELECT 1 FROM polls WHERE code = ?", (code,)).fetchone():
                 return False
@@ -116,3 +120,17 @@ class SQLiteStore(Store):
                                       "GROUP BY choice", (code, round_)):
             counts[row["choice"]] = row["n"]
         return counts
+
+    def _secret(self, candidate: str) -> str:
+        with self._transaction() as db:
+            db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('secret', ?)", (candidate,))
+            return db.execute("SELECT value FROM meta WHERE key = 'secret'").fetchone()["value"]
+
+    def _issue(self, code, key, limit, expires) -> bool:
+        with self._transaction() as db:
+            row = db.execute("SELECT n FROM issued WHERE code = ? AND address = ?", (code, key)).fetchone()
+            if row is not None and row["n"] >= limit:
+                return False
+            db.execute("INSERT INTO issued (code, address, n) VALUES (?, ?, 1) "
+                       "ON CONFLICT (code, address) DO UPDATE SET n = n + 1", (code, key))
+        return True

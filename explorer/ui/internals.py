@@ -7,9 +7,12 @@ versions, when an installed version no longer has it: an upgrade is caught by ``
 Python (Streamlit): which page the browser asked for (``requested_page``), whether this run reruns parts of a page
 only (``rerun_of_parts``), leaving the pages-directory mode a fresh server starts in (``leave_pages_directory_mode``),
 the logger of the "missing ScriptRunContext" warning (``SCRIPT_RUN_CONTEXT_LOGGER``), the inline scripts of
-Streamlit's page, which the app's Content-Security-Policy allows by their hashes (``front_end_inline_scripts``).
+Streamlit's page, which the app's Content-Security-Policy allows by their hashes (``front_end_inline_scripts``),
+the ``uvicorn.Config`` that imports ``app.py`` (``loading_uvicorn_config``: ``explorer.connections`` sets on it
+what a connection may cost).
 Python (plotly): a figure handed to ``st.plotly_chart`` as a ready dict (``ReadyFigure``), a numpy array in plotly's
-base64 form (``typed_array``).
+base64 form (``typed_array``), the dicts a Figure holds its traces and layout in (``figure_parts``: what keeping it
+costs, ``explorer.ui.memory``).
 JavaScript (``WEB``, given to the components in ``explorer/ui/web/*.mjs`` as ``data.internals``): plotly.js's frame
 table and full layout on a graph div, Streamlit's slider value label and its script-state attribute. They travel as
 a JSON text: a nested dict in a component's data makes Streamlit import pandas (to look for data frames in it) on
@@ -25,12 +28,14 @@ import copy
 import hashlib
 import json
 import re
+import sys
 from importlib.resources import files
 from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io
 import streamlit as st
+import uvicorn
 from _plotly_utils.utils import to_typed_array_spec
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -108,9 +113,33 @@ class ReadyFigure(go.Figure):
         return self._spec
 
 
+def figure_parts(fig) -> tuple[list, dict] | None:
+    """The trace dicts and the layout dict a plotly ``BaseFigure`` keeps its properties in (``_data``,
+    ``_layout``: read, never copied), or None for anything else."""
+    if isinstance(fig, go.Figure) and not isinstance(fig, ReadyFigure):
+        return fig._data, fig._layout
+    return None
+
+
 def front_end_inline_scripts() -> tuple[str, ...]:
     """The CSP hashes (``sha256-…``) of the inline scripts in Streamlit's page (``streamlit/static/index.html``,
     one in 1.67: ``window.prerenderReady = false``), so a Content-Security-Policy can allow them and no other."""
     page = (files("streamlit") / "static" / "index.html").read_text(encoding="utf-8")
     bodies = re.findall(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", page, flags=re.S)
     return tuple("sha256-" + base64.b64encode(hashlib.sha256(b.encode()).digest()).decode() for b in bodies)
+
+
+
+def loading_uvicorn_config():
+    """The ``uvicorn.Config`` that is importing the app right now, or None. ``streamlit run`` of an ``st.App``
+    hands uvicorn the app as an import string; ``Config.load`` imports it (this module's caller, ``app.py``)
+    after choosing the HTTP protocol and before wrapping the app in its proxy-headers middleware, and the server
+    reads both only after ``load`` returns, so a change made during the import is the one the server uses. Found
+    up the call stack (``Config.load``'s ``self``)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        candidate = frame.f_locals.get("self")
+        if isinstance(candidate, uvicorn.Config) and not candidate.loaded:
+            return candidate
+        frame = frame.f_back
+    return None

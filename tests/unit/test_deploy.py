@@ -49,13 +49,38 @@ def test_the_app_pods_share_one_redis_with_a_password_that_only_they_reach(manif
     polls = next(e for e in app["env"] if e["name"] == "EXPLORER_POLLS")
     assert polls["valueFrom"]["secretKeyRef"]["name"] == "attention-explorer-polls"
     redis = manifest[("Deployment", "attention-explorer-redis")]["spec"]["template"]["spec"]["containers"][0]
-    assert redis["args"][:2] == ["--requirepass", "$(REDIS_PASSWORD)"]
-    password = next(e for e in redis["env"] if e["name"] == "REDIS_PASSWORD")
+    password = next(e for e in redis["env"] if e["name"] == "REDISCLI_AUTH")       # the probes' client reads it
     assert password["valueFrom"]["secretKeyRef"] == {"name": "attention-explorer-polls", "key": "password"}
+    pod = manifest[("Deployment", "attention-explorer-redis")]["spec"]["template"]["spec"]
+    config = next(v for v in pod["volumes"] if v["name"] == "config")["secret"]
+    assert redis["args"][0] == "/etc/redis/redis.conf" and config["items"] == [{"key": "redis.conf",
+                                                                                "path": "redis.conf"}]
+    assert config["secretName"] == "attention-explorer-polls" and config["defaultMode"] & 0o007 == 0
+    commands = [" ".join(redis[p]["exec"]["command"]) for p in ("readinessProbe", "livenessProbe")]
+    for argv in [" ".join(redis["args"]), *commands]:                 # no password on any command line
+        assert "PASSWORD" not in argv and "-a " not in argv and "requirepass" not in argv, argv
+    args = redis["args"]
+    assert args[args.index("--maxmemory-policy") + 1] == "noeviction" and "--maxmemory" in args
     policy = manifest[("NetworkPolicy", "attention-explorer-redis")]["spec"]
     assert policy["podSelector"]["matchLabels"] == {"app": "attention-explorer-redis"}
     assert policy["ingress"] == [{"from": [{"podSelector": {"matchLabels": {"app": "attention-explorer"}}}],
                                   "ports": [{"port": 6379}]}]
+
+
+def test_the_app_believes_forwarded_addresses_from_the_cluster_only_and_counts_a_hall_per_address(manifest):
+    app = manifest[("Deployment", "attention-explorer")]["spec"]["template"]["spec"]["containers"][0]
+    env = {e["name"]: e.get("value") for e in app["env"]}
+    assert env["EXPLORER_TRUSTED_PROXIES"] and int(env["EXPLORER_PHONES_PER_ADDRESS"]) <= 400
+    assert int(env.get("EXPLORER_VOTES_PER_ADDRESS", "100")) <= 100
+
+
+def test_the_app_probes_allow_for_the_longest_request(manifest):
+    app = manifest[("Deployment", "attention-explorer")]["spec"]["template"]["spec"]["containers"][0]
+    from explorer.connections import REQUEST_TIMEOUT_S
+
+    live = app["livenessProbe"]
+    assert live["timeoutSeconds"] >= REQUEST_TIMEOUT_S and live["failureThreshold"] >= 3
+    assert app["readinessProbe"]["timeoutSeconds"] >= 5
 
 
 def test_the_ingress_serves_https_with_a_secure_cookie_bounded_per_address(manifest):

@@ -198,3 +198,39 @@ def test_the_inline_scripts_of_streamlits_page():
     assert parser.inline, gone("an inline script in static/index.html", "streamlit")
     expected = {"sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() for s in parser.inline}
     assert set(internals.front_end_inline_scripts()) == expected
+
+
+def test_the_dicts_a_plotly_figure_keeps_its_properties_in():
+    parts = internals.figure_parts(go.Figure(go.Scatter(y=[1.0, 2.0])))
+    assert parts is not None and len(parts) == 2, gone("BaseFigure._data and _layout", "plotly")
+    data, layout = parts
+    assert isinstance(data, list) and data[0]["type"] == "scatter" and isinstance(layout, dict), \
+        gone("BaseFigure._data and _layout as a list and a dict", "plotly")
+    assert internals.figure_parts({"data": []}) is None
+
+
+@pytest.mark.parametrize("trusted", ["", "127.0.0.1"])
+def test_the_uvicorn_config_that_imports_the_app_takes_the_connections_limits(tmp_path, monkeypatch, trusted):
+    """``streamlit run`` hands uvicorn ``app.py`` as an import string; ``Config.load`` imports it, and what the app
+    sets on the config then (``explorer.connections.install``) is what the server uses."""
+    import importlib
+    import sys
+
+    import uvicorn
+    from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+    from explorer import connections
+
+    name = f"served_app_{len(trusted)}"
+    (tmp_path / f"{name}.py").write_text("from explorer import connections\nINSTALLED = connections.install()\n"
+                                         "async def app(scope, receive, send):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("EXPLORER_TRUSTED_PROXIES", trusted)
+    config = uvicorn.Config(f"{name}:app", lifespan="off")
+    config.load()
+    served = importlib.import_module(name)
+    sys.modules.pop(name)
+    assert served.INSTALLED, "uvicorn.Config.load no longer imports the app under the Config (``self``) it loads"
+    assert config.http_protocol_class is connections.TimedH11Protocol
+    assert isinstance(config.loaded_app, ProxyHeadersMiddleware) == bool(trusted)
+    assert connections.install() is False                       # imported by anything else: nothing to set

@@ -43,7 +43,7 @@ def text(response) -> str:
 
 def send(phone_, code: str, choice: int, **extra):
     page = phone_.get(f"/vote/{code}")
-    form = re.search(r'name="form" value="([0-9a-f]+)"', page.text).group(1)
+    form = re.search(r'name="form" value="([A-Za-z0-9_-]+)"', page.text).group(1)
     round_ = re.search(r'name="round" value="(\d+)"', page.text).group(1)
     return phone_.post(f"/vote/{code}", data={"choice": str(choice), "round": round_, "form": form, "lang": "en",
                                               **extra})
@@ -56,8 +56,8 @@ def test_a_phone_sees_the_question_and_choices_in_its_language_and_gets_a_voter_
     assert TEXTS["en"]["question"] in text(first) and all(c in text(first) for c in TEXTS["en"]["choices"])
     assert first.text.count("<input type=\"radio\"") == 3 and "<script src=\"/vote.js\"" in first.text
     cookie = first.headers["set-cookie"]
-    assert cookie.startswith(f"{phone.COOKIE}=") and "HttpOnly" in cookie and "SameSite=lax" in cookie
-    assert "Path=/vote" in cookie and "Secure" not in cookie                          # plain HTTP here
+    assert cookie.startswith(f"{phone.COOKIE}{code}=") and "HttpOnly" in cookie and "SameSite=lax" in cookie
+    assert f"Path=/vote/{code}" in cookie and "Secure" not in cookie                          # plain HTTP here
     zh = client().get(f"/vote/{code}", headers={"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"})
     assert TEXTS["zh"]["question"] in text(zh) and '<html lang="zh-Hans"' in zh.text
     assert TEXTS["zh"]["question"] in text(client().get(f"/vote/{code}?lang=zh"))
@@ -83,7 +83,7 @@ def test_a_form_without_its_phones_cookie_or_from_another_room_is_refused(store,
     code, _ = poll
     other, _ = store.open("scaling", TEXTS, answer=0)
     page = client().get(f"/vote/{code}")
-    form = re.search(r'name="form" value="([0-9a-f]+)"', page.text).group(1)
+    form = re.search(r'name="form" value="([A-Za-z0-9_-]+)"', page.text).group(1)
     stranger = client()                                                                        # no cookie
     refused = stranger.post(f"/vote/{code}", data={"choice": "0", "round": "1", "form": form})
     assert refused.status_code == 403 and t("poll.err.form", "en") in text(refused)
@@ -91,7 +91,7 @@ def test_a_form_without_its_phones_cookie_or_from_another_room_is_refused(store,
     mallory.get(f"/vote/{code}")
     forged = mallory.post(f"/vote/{code}", data={"choice": "0", "round": "1", "form": form})   # someone else's
     assert forged.status_code == 403
-    mine = re.search(r'name="form" value="([0-9a-f]+)"', mallory.get(f"/vote/{other}").text).group(1)
+    mine = re.search(r'name="form" value="([A-Za-z0-9_-]+)"', mallory.get(f"/vote/{other}").text).group(1)
     assert mallory.post(f"/vote/{code}", data={"choice": "0", "round": "1", "form": mine}).status_code == 403
     assert store.count(code) == 0
 
@@ -101,7 +101,7 @@ def test_what_the_store_refuses_gets_its_status_and_one_sentence_in_the_phones_l
     code, token = poll
     voter = client()
     page = voter.get(f"/vote/{code}?lang={lang}")
-    form = re.search(r'name="form" value="([0-9a-f]+)"', page.text).group(1)
+    form = re.search(r'name="form" value="([A-Za-z0-9_-]+)"', page.text).group(1)
     bad = voter.post(f"/vote/{code}", data={"choice": "7", "round": "1", "form": form, "lang": lang})
     assert bad.status_code == 400 and t("poll.err.choice", lang) in text(bad)
     word = voter.post(f"/vote/{code}", data={"choice": "one", "round": "1", "form": form, "lang": lang})
@@ -115,6 +115,71 @@ def test_what_the_store_refuses_gets_its_status_and_one_sentence_in_the_phones_l
                      headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert big.status_code == 413
     assert store.count(code) == 0
+
+
+def test_a_vote_counts_only_with_an_id_and_a_form_this_server_issued(store, poll):
+    """A script that never loads the page: fresh random cookies of the right shape, form values computed as a
+    page would compute them without the deployment's secret, an id issued for another room: none counts."""
+    import hashlib
+    import secrets
+
+    code, _ = poll
+    other, _ = store.open("scaling", TEXTS, answer=0)
+    for _ in range(5):
+        forger = client()
+        voter = secrets.token_urlsafe(18) + secrets.token_urlsafe(18)[:22]
+        forger.cookies.set(phone.COOKIE + code, voter, path=f"/vote/{code}")
+        unsigned = hashlib.sha256(f"vote-form:{code}:{voter}".encode()).hexdigest()[:32]
+        sent = forger.post(f"/vote/{code}", data={"choice": "0", "round": "1", "form": unsigned})
+        assert sent.status_code == 403 and t("poll.err.form", "en") in text(sent)
+    elsewhere = client()
+    elsewhere.get(f"/vote/{other}")
+    id_of_other = elsewhere.cookies[phone.COOKIE + other]
+    forger = client()
+    forger.cookies.set(phone.COOKIE + code, id_of_other, path=f"/vote/{code}")
+    secret = store.secret()
+    sent = forger.post(f"/vote/{code}", data={"choice": "0", "round": "1",
+                                              "form": phone.form_value(secret, other, id_of_other)})
+    assert sent.status_code == 403
+    assert store.count(code) == 0 and phone.issued_here(secret, other, id_of_other)
+    assert not phone.issued_here(secret, code, id_of_other) and not phone.issued_here(b"x" * 32, other, id_of_other)
+
+
+def test_a_planted_cookie_is_one_phone_and_one_address_gets_at_most_its_ids(store, poll, monkeypatch):
+    code, _ = poll
+    alice = client()
+    send(alice, code, 0)
+    planted = client()                                    # a page elsewhere wrote alice's id into another browser
+    planted.cookies.set(phone.COOKIE + code, alice.cookies[phone.COOKIE + code], path=f"/vote/{code}")
+    send(planted, code, 2)
+    assert store.count(code) == 1 and store.choice(code, alice.cookies[phone.COOKIE + code]) == 2
+    monkeypatch.setattr(phone, "PHONES_PER_ADDRESS", 3)
+    phones = [client() for _ in range(5)]                 # one address (the test client's), 5 phones
+    pages = [p.get(f"/vote/{code}") for p in phones]
+    assert [p.status_code for p in pages] == [200, 200, 429, 429, 429]        # alice's id was the first of 3
+    assert t("poll.err.phones", "en") in text(pages[2]) and 'name="form"' not in pages[2].text
+    for p in phones[:2]:
+        send(p, code, 1)
+    assert store.count(code) == 3
+
+
+def test_a_form_of_more_fields_than_a_vote_is_400_with_a_sentence(store, poll):
+    code, _ = poll
+    voter = client()
+    page = voter.get(f"/vote/{code}?lang=zh")
+    form = re.search(r'name="form" value="([A-Za-z0-9_-]+)"', page.text).group(1)
+    extra = {f"f{i}": "x" for i in range(6)}
+    sent = voter.post(f"/vote/{code}", data={"choice": "0", "round": "1", "form": form, "lang": "zh", **extra})
+    assert sent.status_code == 400 and t("poll.err.fields", "zh") in text(sent)
+    assert store.count(code) == 0
+
+
+def test_over_https_the_cookie_is_a_host_cookie_of_the_room(poll):
+    code, _ = poll
+    phone_ = TestClient(Starlette(routes=phone.ROUTES), base_url="https://testserver")
+    cookie = phone_.get(f"/vote/{code}").headers["set-cookie"]
+    assert cookie.startswith(f"__Host-{phone.COOKIE}{code}=") and "Secure" in cookie and "Path=/;" in cookie + ";"
+    assert "Domain" not in cookie
 
 
 def test_a_room_code_from_a_link_is_shown_as_text_and_the_old_link_leads_to_the_room(poll):
@@ -161,7 +226,7 @@ def test_a_phone_or_an_address_past_its_rate_gets_429_and_a_sentence(store, poll
     assert send(voter, code, 0).status_code == 200
     busy = send(voter, code, 1)
     assert busy.status_code == 429 and t("poll.err.busy", "en") in text(busy)
-    assert store.choice(code, voter.cookies[phone.COOKIE]) == 0
+    assert store.choice(code, voter.cookies[phone.COOKIE + code]) == 0
 
 
 def test_the_limiter_counts_one_second_per_key_and_holds_a_bounded_number_of_keys():

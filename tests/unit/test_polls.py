@@ -253,3 +253,29 @@ def test_redis_killed_and_restarted_keeps_every_acknowledged_vote(tmp_path):
         assert store.rounds(code) == [[17, 17, 16]]
     finally:
         server.stop()
+
+
+def test_the_secret_is_made_once_and_every_server_on_the_store_reads_the_same(store, tmp_path):
+    again = SQLiteStore(store.path) if isinstance(store, SQLiteStore) else type(store)(store.url)
+    assert len(store.secret()) == 32 and again.secret() == store.secret()
+    assert SQLiteStore(tmp_path / "elsewhere.sqlite3").secret() != store.secret()     # another deployment's
+
+
+def test_ids_issued_to_one_address_stop_at_the_limit_in_each_room_and_only_there(store):
+    code, _ = store.open("scaling", TEXTS, answer=0)
+    other, _ = store.open("scaling", TEXTS, answer=0)
+    assert [store.issue(code, "hall", 3) for _ in range(5)] == [True, True, True, False, False]
+    assert store.issue(code, "another hall", 3) and store.issue(other, "hall", 3)
+    with pytest.raises(PollError):
+        store.issue("ABCDEF", "hall", 3)
+
+
+def test_ids_issued_at_once_from_many_threads_never_pass_the_limit(store):
+    code, _ = store.open("scaling", TEXTS, answer=0)
+    granted = []
+    threads = [threading.Thread(target=lambda: granted.append(store.issue(code, "hall", 25))) for _ in range(60)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert granted.count(True) == 25 and len(granted) == 60
