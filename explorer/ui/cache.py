@@ -1,6 +1,7 @@
 """Cached compute for the pages, keyed on plain parameters (never on tensor identity).
 
-Each function turns parameters into numpy results, on the device chosen by ``get_device``.
+Each function turns parameters into numpy results, on the device chosen by ``get_device``. The results are kept
+under the server's byte budget (``explorer.ui.memory``), shared by every session and read-only.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..data import dataset_arrays
 from ..device import get_device
 from ..lessons import attention_heatmap, efficient_attention, kernel_regression, shared
 from ..lessons.base import Spec
+from .memory import memo
 
 
 def spec_data(spec: Spec) -> dict:
@@ -28,12 +30,12 @@ def spec_data(spec: Spec) -> dict:
     return _computed(compute.__module__, compute.__qualname__, **spec.inputs)
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
+@memo(128)
 def _computed(module: str, compute: str, **inputs) -> dict:
     return getattr(importlib.import_module(module), compute)(**inputs)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@memo(32)
 def dataset(name: str, n: int, noise: float, seed: int) -> dict[str, np.ndarray | None]:
     """x, y, a 400-point query grid, the true function on it (None for uploaded data) and the dataset's name
     ("upload" for an upload: a refused upload leaves the previous dataset, and the figures name what they show).
@@ -58,20 +60,20 @@ def _tensors(name, n, noise, seed):
             torch.as_tensor(d["x_grid"], device=dev))
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@memo(256)
 def nw_curve(name: str, n: int, noise: float, seed: int, kernel: str, bandwidth: float) -> np.ndarray:
     x, y, grid = _tensors(name, n, noise, seed)
     return regression.nadaraya_watson(grid, x, y, kernel, bandwidth).cpu().numpy()
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@memo(64)
 def presets_caption(name: str, n: int, noise: float, seed: int, kernel: str):
     """The caption of the bandwidth's presets (``shared.presets_caption``) on the dataset, once per dataset and
     kernel."""
     return shared.presets_caption(name, kernel, dataset(name, n, noise, seed))
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@memo(64)
 def preset_errors(name: str, n: int, noise: float, seed: int, kernel: str) -> dict[float, float] | None:
     """Each preset's error against the true function (Kernel regression's notice); None for an upload."""
     d = dataset(name, n, noise, seed)
@@ -80,21 +82,21 @@ def preset_errors(name: str, n: int, noise: float, seed: int, kernel: str) -> di
     return kernel_regression.preset_errors(d, kernel, shared.presets(name).values())
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@memo(64)
 def loo_optimum(name: str, n: int, noise: float, seed: int, kernel: str) -> float:
     """The leave-one-out optimal bandwidth of ``kernel`` on the dataset (the curve is the registry's loo_cv)."""
     x, y, _ = _tensors(name, n, noise, seed)
     return bandwidth.select_bandwidth(x, y, kernel)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@memo(64)
 def loo_flat(name: str, n: int, noise: float, seed: int, kernel: str) -> float | None:
     """Where ``kernel``'s leave-one-out curve is flat up to its optimum (``bandwidth.flat_below``), or None."""
     x, y, _ = _tensors(name, n, noise, seed)
     return bandwidth.flat_below(x, y, kernel, loo_optimum(name, n, noise, seed, kernel))
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@memo(64)
 def loo_question(name: str, n: int, noise: float, seed: int, kernel: str, optimum: float,
                  presets: tuple[float, ...]) -> dict:
     """The Kernel regression page's question (``kernel_regression.loo_question``), computed once per dataset and
@@ -103,7 +105,7 @@ def loo_question(name: str, n: int, noise: float, seed: int, kernel: str, optimu
     return kernel_regression.loo_question(d["x"], d["y"], kernel, optimum, presets)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@memo(64)
 def heatmap_regimes(name: str, n: int, noise: float, seed: int, kernel: str, n_queries: int) -> dict:
     """The numbers the heatmap page's notice quotes for the smallest and a large bandwidth."""
     return attention_heatmap.regimes_of(dataset(name, n, noise, seed), kernel, n_queries)

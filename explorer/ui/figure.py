@@ -1,9 +1,10 @@
 """Drawing a figure on a page: lecture styling, then the chart, then one compact export control.
 
-A drawn figure is kept (``DRAWN``), keyed on everything that decides it: its lesson and name, its data, its marks, the
-language, lecture mode, height cap and theme. Drawing is pure, so a student who moves a slider to a value somebody
-in the class already chose, or a rerun that leaves a figure's inputs alone (the kernel shapes when the bandwidth
-moves), reuses the finished figure instead of building it again with plotly (5-25 ms a figure here).
+A drawn figure is kept (``DRAWN``, in the server's byte budget: ``explorer.ui.memory``), keyed on everything that
+decides it: its lesson and name, its data, its marks, the language, lecture mode, height cap and theme. Drawing is
+pure, so a student who moves a slider to a value somebody in the class already chose, or a rerun that leaves a
+figure's inputs alone (the kernel shapes when the bandwidth moves), reuses the finished figure instead of building
+it again with plotly (5-25 ms a figure here).
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ from __future__ import annotations
 import hashlib
 import html
 import pickle
-import threading
-from collections import OrderedDict
 
 import numpy as np
 import pandas  # noqa: F401  (see below)
@@ -26,6 +25,7 @@ from . import follow as following
 from .cache import spec_data
 from .follow import Follow
 from .internals import ReadyFigure, typed_array
+from .memory import Kept
 from .state import lang, lecture_mode, room_above, tr
 
 # pandas is imported with this module, before any session can draw: plotly's validators and JSON encoder read
@@ -48,35 +48,9 @@ TITLE_WIDTH = {False: 58, True: 44}
 MAIN_TITLE_WIDTH = 56      # lecture mode's one main figure, beside the controls: about 800 px wide
 
 
-class DrawnFigures:
-    """The last ``size`` finished figures of this server, shared by its sessions (never changed once kept: the chart
-    and the export read copies), least recently used dropped first."""
-
-    def __init__(self, size: int = 256):
-        self.size, self._lock, self._kept = size, threading.Lock(), OrderedDict()
-        self.hits = self.misses = 0
-
-    def get(self, key: bytes | None, build):
-        """The figure kept under ``key``, else ``build()`` kept under it (``key`` None: built, not kept)."""
-        if key is None:
-            return build()
-        with self._lock:
-            if key in self._kept:
-                self._kept.move_to_end(key)
-                self.hits += 1
-                return self._kept[key]
-        out = build()                   # outside the lock: two sessions drawing different figures do not wait
-        with self._lock:
-            self.misses += 1
-            self._kept[key] = out
-            while len(self._kept) > self.size:
-                self._kept.popitem(last=False)
-        return out
-
-
-DRAWN = DrawnFigures()
-FOLLOWED = DrawnFigures(size=64)     # a followed figure's frames (per setting of the other controls) and the figure
-#                                      sent with them (explorer.ui.follow); heavier than one figure, so fewer kept
+DRAWN = Kept("drawn figures", 256)     # in the server's byte budget (explorer.ui.memory), with its other caches
+FOLLOWED = Kept("followed figures", 64)   # a followed figure's frames (per setting of the other controls) and the
+#                                           figure sent with them (explorer.ui.follow); heavier, so fewer kept
 
 
 def figure_key(*parts) -> bytes | None:

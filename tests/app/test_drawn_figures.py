@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 from explorer.figures.describe import data_array
 from explorer.lessons import live_training
 from explorer.ui import figure
-from explorer.ui.figure import DrawnFigures, figure_key, single_precision
+from explorer.ui.figure import figure_key, single_precision
+from explorer.ui.memory import Kept
 from tests.app.helpers import ROOT, assert_clean, set_bandwidth
 
 
@@ -27,7 +28,7 @@ def _page(theme: str = "light") -> AppTest:
 
 
 def test_a_kept_figure_is_reused_and_every_input_draws_a_new_one(monkeypatch):
-    monkeypatch.setattr(figure, "DRAWN", DrawnFigures())
+    monkeypatch.setattr(figure, "DRAWN", Kept())
     at = _page().run()
     assert_clean(at)
     first = _charts(at)
@@ -56,13 +57,13 @@ def test_a_kept_figure_is_reused_and_every_input_draws_a_new_one(monkeypatch):
 
 
 def test_a_reused_figure_is_the_one_a_fresh_drawing_sends(monkeypatch):
-    monkeypatch.setattr(figure, "DRAWN", DrawnFigures())
+    monkeypatch.setattr(figure, "DRAWN", Kept())
     _page("light").run()                               # the same figures kept for a light page first
     kept = _page("dark").run()
     set_bandwidth(kept, 0.5)
     set_bandwidth(kept, 0.2)    # back: every figure comes from DRAWN
     assert figure.DRAWN.hits >= len(_charts(kept))
-    monkeypatch.setattr(figure, "DRAWN", DrawnFigures(size=0))      # keeps nothing: every figure drawn fresh
+    monkeypatch.setattr(figure, "DRAWN", Kept(size=0))      # keeps nothing: every figure drawn fresh
     fresh = _page("dark").run()
     assert figure.DRAWN.hits == 0
     assert _charts(kept) == _charts(fresh)
@@ -71,7 +72,7 @@ def test_a_reused_figure_is_the_one_a_fresh_drawing_sends(monkeypatch):
 
 
 def test_the_store_drops_the_least_recently_used_and_keys_only_what_pickles():
-    store = DrawnFigures(size=2)
+    store = Kept(size=2)
     builds = []
     for key in (b"a", b"b", b"a", b"c", b"b"):        # c pushes out b (a was used after b); b is built again
         store.get(key, lambda key=key: builds.append(key) or key)
@@ -100,7 +101,7 @@ def test_the_browser_gets_float32_where_it_holds_the_values_and_the_export_keeps
 
 
 def test_a_figure_of_live_state_is_drawn_and_not_kept(monkeypatch):
-    monkeypatch.setattr(figure, "DRAWN", DrawnFigures())
+    monkeypatch.setattr(figure, "DRAWN", Kept())
     at = AppTest.from_file(str(ROOT / "pages" / "live_training.py"), default_timeout=180).run()
     at.button(key="train.step").click().run()             # the training charts: live state, new at every step
     assert_clean(at)
