@@ -10,6 +10,7 @@ import math
 
 import torch
 
+from . import _scores
 from ._checks import as_tensor, one_of, positive_number
 from ._streaming import _nw_streaming
 from .fastsum import kernel_sums
@@ -104,8 +105,7 @@ def _grid(kern: Kernel, xt: torch.Tensor) -> list[float]:
 
 
 def _loo_method(method: str) -> str:
-    one_of(method, LOO_METHODS, "method")
-    return method
+    return one_of(method, LOO_METHODS, "method")
 
 
 def _bandwidth_list(bandwidths) -> list[float]:
@@ -115,14 +115,17 @@ def _bandwidth_list(bandwidths) -> list[float]:
     return [positive_number(b, "each bandwidth") for b in values]
 
 
-def _loo_scores(kern, xt, yt, hs: list[float], method: str = "auto") -> torch.Tensor:
+def _loo_scores(kern, xt, yt, hs: list[float], method: str = "auto") -> torch.Tensor:   # (explorer._scores)
     if xt.shape[0] < 2:
         raise ValueError("leave-one-out needs at least 2 training points.")
-    scores = []
-    for h in hs:
-        pred = loo_predictions(kern, h, xt, yt, method)
-        scores.append(math.inf if bool(torch.isnan(pred).any()) else float(((pred - yt) ** 2).mean()))
-    return torch.tensor(scores, dtype=xt.dtype, device=xt.device)
+    data = _scores.data_key(xt, yt)
+    return torch.tensor([_scores.remembered((kern.name, data, method, float(h)), lambda h=h: _loo_score(
+        kern, h, xt, yt, method)) for h in hs], dtype=xt.dtype, device=xt.device)
+
+
+def _loo_score(kern, h: float, xt, yt, method: str) -> float:
+    pred = loo_predictions(kern, h, xt, yt, method)
+    return math.inf if bool(torch.isnan(pred).any()) else float(((pred - yt) ** 2).mean())
 
 
 def loo_predictions(kern: Kernel, h: float, xt: torch.Tensor, yt: torch.Tensor,

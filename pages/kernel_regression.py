@@ -85,9 +85,13 @@ with lesson_page(L, question="kr.question"):
         set_bandwidth_button(tr("kr.use_silverman", h=loo['silverman']), loo["silverman"],
                              key="use_silverman")
     write(L.snap_caption(BANDWIDTHS, loo, kernel))
-    with st.expander(tr("kr.width_rule")):
-        widths = [k for k in KERNELS if KERNELS[k].canonical]
-        write(L.width_text({k: cache.loo_optimum(*ds, k) for k in widths}, {k: cache.loo_flat(*ds, k) for k in widths}))
+    # each kernel's leave-one-out optimum is computed when the box is opened (on a 5,000-row upload, most of the
+    # first fit's time), not on every run of the page
+    with st.expander(tr("kr.width_rule"), key="kr.width_open", on_change="rerun") as rule:
+        if rule.open:
+            widths = [k for k in KERNELS if KERNELS[k].canonical]
+            write(L.width_text({k: cache.loo_optimum(*ds, k) for k in widths},
+                               {k: cache.loo_flat(*ds, k) for k in widths}))
         st.latex(r"h_K = h_{\mathrm{Gauss}}\,\frac{\delta_K}{\delta_{\mathrm{Gauss}}},\qquad "
                  r"\delta_K = \left(\frac{\int K^2}{\left(\int u^2 K\right)^2}\right)^{1/5},\qquad "
                  r"h_{\mathrm{Silverman}} = 0.9\,\min\!\left(s, \tfrac{\mathrm{IQR}}{1.34}\right) n^{-1/5}"

@@ -172,3 +172,19 @@ def test_picking_a_dataset_loads_its_defaults():
     assert at.session_state["data.n"] == spec.default_n == 40
     assert at.session_state["data.noise"] == spec.default_noise == 1.0
     assert at.session_state["nw.bandwidth"] == spec.presets[1] == 0.5
+
+
+def test_each_kernels_optimum_is_computed_when_the_width_rule_is_opened_not_before():
+    """The box comparing the five kernels' leave-one-out optima (most of a 5,000-row upload's first fit) computes
+    them when a student opens it; closed, the page computes the shown kernel's optimum only."""
+    from explorer.ui import cache
+
+    cache.loo_optimum.clear()
+    at = page("kernel_regression")
+    assert_clean(at)
+    said = "One h is a different width for each kernel"
+    assert len(cache.loo_optimum.kept) == 0 and not any(said in m.value for m in at.markdown)
+    at.session_state["kr.width_open"] = True
+    at.run()
+    assert_clean(at)
+    assert len(cache.loo_optimum.kept) == 5 and any(said in m.value for m in at.markdown)

@@ -30,6 +30,8 @@ def test_the_page_shows_what_its_lesson_says(name, lang):
     at.session_state["ui.lang"] = lang
     at.session_state["ui.predict"] = True
     at.session_state[f"predict.{QUESTIONS[name]}.done"] = True     # answered (Reveal: test_predict_ui.py)
+    if name == "kernel_regression":
+        at.session_state["kr.width_open"] = True        # the width rule's box open: its text is computed then
     at.run()
     assert_clean(at)
     texts = shown(at)

@@ -5,7 +5,9 @@ copies, sizes counted from the arrays a value holds."""
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+import torch
 
+from explorer.kernels import get_kernel
 from explorer.ui import cache, figure, memory
 from explorer.ui.figure import single_precision
 from explorer.ui.memory import Budget, Kept
@@ -80,3 +82,25 @@ def test_the_budget_is_read_from_the_environment_or_refused_with_a_sentence(valu
     else:
         with pytest.raises(ValueError, match="EXPLORER_CACHE_MB must be a number of MiB from 16"):
             memory.budget_bytes({"EXPLORER_CACHE_MB": value})
+
+
+def test_leave_one_out_scores_are_remembered_exactly_and_the_memo_is_bounded(monkeypatch):
+    """``explorer._scores``: a remembered score equals a fresh one, another dataset or kernel is scored anew, and
+    the memo holds at most ``MAX_SCORES``."""
+    from explorer import _scores, bandwidth
+
+    rng = np.random.default_rng(0)
+    x, y = np.sort(rng.uniform(-3, 3, 300)), rng.normal(size=300)
+    hs = [0.05, 0.2, 1.0]
+    first = bandwidth.loo_cv_scores(x, y, "gaussian", hs).numpy()
+    calls = []
+    monkeypatch.setattr(bandwidth, "loo_predictions", lambda *a, **k: calls.append(a) or pytest.fail("recomputed"))
+    np.testing.assert_array_equal(bandwidth.loo_cv_scores(x, y, "gaussian", hs).numpy(), first)
+    monkeypatch.undo()
+    fresh = [float(((bandwidth.loo_predictions(get_kernel("gaussian"), h, torch.as_tensor(x), torch.as_tensor(y))
+                     - torch.as_tensor(y)) ** 2).mean()) for h in hs]
+    np.testing.assert_allclose(first, fresh, rtol=0, atol=0)
+    assert not np.array_equal(bandwidth.loo_cv_scores(x, y + 1e-3 * rng.normal(size=300), "gaussian", hs), first)
+    monkeypatch.setattr(_scores, "MAX_SCORES", 5)
+    bandwidth.loo_cv_scores(x, y, "laplace", [0.1 * (i + 1) for i in range(8)])
+    assert len(_scores._SCORES) == 5
