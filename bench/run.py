@@ -851,6 +851,13 @@ def bench_icl_bandwidth():
         "(σ = 0.3, n = 32)", f"{point:.1f} s / {sweep:.1f} s / {direction:.1f} s", "one point <= 5 s", point <= 5.0)
 
 
+def bench_hostile():
+    """What an attacker's requests cost a server as `make run` starts it (bench/hostile.py)."""
+    from bench import hostile
+
+    hostile.bench(row, amount, os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+
+
 def main():
     start = time.time()
     chosen = [a for a in sys.argv[1:] if not a.startswith("--")]      # e.g. `python -m bench.run pages cold`
@@ -858,7 +865,7 @@ def main():
                bench_large, bench_causal_linear, bench_pages,
                bench_upload, bench_training, bench_efficient, bench_icl_bandwidth, bench_floor, bench_cold_start,
                bench_first_visits, bench_drag, bench_saturated,
-               bench_live_browser):
+               bench_live_browser, bench_hostile):
         if chosen and not any(c in fn.__name__ for c in chosen):
             continue
         print(f"{fn.__name__}…", file=sys.stderr, flush=True)
