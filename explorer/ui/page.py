@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 
 import streamlit as st
+import torch
 
-from ..device import describe_device
+from ..device import describe_device, page_threads
 from ..lessons.params import Param
 from ..lessons.shared import SHARED
 from .control import PageStopped, value
@@ -78,6 +79,7 @@ def lesson_page(lesson: ModuleType, question: str) -> Iterator:
     line) for what a page wants there. ``lesson``: the lesson module (its name, its settings in link order and
     those its exported figures' file names carry)."""
     name, params = lesson_name(lesson), lesson.PARAMS
+    torch.set_num_threads(page_threads())        # this run's thread (torch's setting is per thread): see page_threads
     clear_room()                                              # nothing is drawn above the main figure yet
     kept = st.session_state.setdefault(KEEP, set())           # kept across pages from now on (state.py)
     kept.update(p.key for p in (*SHARED, *params))
@@ -130,6 +132,7 @@ def page_part(lesson: ModuleType, key: str, run_every: float | None = None) -> C
         def part(*args, **kwargs) -> bool:
             alone = part_alone()
             if alone:
+                torch.set_num_threads(page_threads())
                 st.session_state["ui.export_stem"] = export_stem(lesson)
             try:
                 draw(*args, **kwargs)
