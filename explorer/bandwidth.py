@@ -56,7 +56,7 @@ def loo_cv_scores(x, y, kernel: str = "gaussian", bandwidths=None, *, method: st
     """
     kern, _, (xt, _xq, yt) = _inputs(x, x, y, kernel, 1.0, names=("x", "x", "y"))
     hs = _grid(kern, xt) if bandwidths is None else _bandwidth_list(bandwidths)
-    return _loo_scores(kern, xt, yt, hs, _loo_method(method))
+    return _loo_scores(kern, xt, yt, hs, one_of(method, LOO_METHODS, "method"))
 
 
 def search_grid(x, kernel: str = "gaussian") -> list[float]:
@@ -104,10 +104,6 @@ def _grid(kern: Kernel, xt: torch.Tensor) -> list[float]:
     return torch.logspace(math.log10(lo), math.log10(hi), SEARCH_GRID[kern.compact], dtype=torch.float64).tolist()
 
 
-def _loo_method(method: str) -> str:
-    return one_of(method, LOO_METHODS, "method")
-
-
 def _bandwidth_list(bandwidths) -> list[float]:
     values = bandwidths.tolist() if hasattr(bandwidths, "tolist") else list(bandwidths)
     if not values:
@@ -118,9 +114,9 @@ def _bandwidth_list(bandwidths) -> list[float]:
 def _loo_scores(kern, xt, yt, hs: list[float], method: str = "auto") -> torch.Tensor:   # (explorer._scores)
     if xt.shape[0] < 2:
         raise ValueError("leave-one-out needs at least 2 training points.")
-    data = _scores.data_key(xt, yt)
-    return torch.tensor([_scores.remembered((kern.name, data, method, float(h)), lambda h=h: _loo_score(
-        kern, h, xt, yt, method)) for h in hs], dtype=xt.dtype, device=xt.device)
+    key = (kern.name, _scores.data_key(xt, yt), method)
+    return torch.tensor([_scores.remembered((*key, float(h)), lambda h=h: _loo_score(kern, h, xt, yt, method))
+                         for h in hs], dtype=xt.dtype, device=xt.device)
 
 
 def _loo_score(kern, h: float, xt, yt, method: str) -> float:
@@ -284,7 +280,7 @@ def select_bandwidth(x, y, kernel: str = "gaussian", bandwidths=None, *, method:
     True
     """
     kern, _, (xt, _xq, yt) = _inputs(x, x, y, kernel, 1.0, names=("x", "x", "y"))
-    method = _loo_method(method)
+    method = one_of(method, LOO_METHODS, "method")
     if bandwidths is not None:
         hs = _bandwidth_list(bandwidths)
         return hs[int(torch.argmin(_loo_scores(kern, xt, yt, hs, method)))]
