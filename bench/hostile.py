@@ -246,8 +246,9 @@ def bench(row, amount, chromium: str) -> None:
                 browser.close()
             budget = memory.BUDGET.limit / 2**20
             row(f"hostile: RSS after {len(after)} distinct heavy links (Attention heatmap, 1,000 queries x 2,000 "
-                f"points; cache budget {budget:.0f} MiB)", f"idle {idle:.0f} MiB -> {after[-1]:.0f} MiB (max "
-                f"{max(after):.0f})", f"<= idle + budget + 300 = {idle + budget + 300:.0f} MiB",
+                f"points; cache budget {budget:.0f} MiB)", f"idle {idle:.0f} MiB; after " + ", ".join(
+                    f"{n}: {after[n - 1]:.0f}" for n in sorted({1, 5, 10, len(after)}) if n <= len(after))
+                + f" MiB (max {max(after):.0f})", f"<= idle + budget + 300 = {idle + budget + 300:.0f} MiB",
                 max(after) <= idle + budget + 300)
     hall = load.votes(n=amount(200, 20), replicas=1, seconds=amount(10, 3))
     p95 = hall["tap"][1]
