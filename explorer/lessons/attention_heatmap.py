@@ -81,7 +81,16 @@ def _draw_entropy(d: dict, lang: str):
 
 
 def _sweep(data: Mapping, kernel: str, bandwidths: tuple[float, ...], n_queries: int) -> dict:
-    return {"kernel": kernel, "panels": [_weights(data, kernel, b, n_queries) for b in sorted(bandwidths)]}
+    """Each bandwidth's weights as the panel shows them (block-averaged to its share of ``MAX_DISPLAY_CELLS``):
+    the full matrices of six panels at 1,000 queries x 2,000 points are 96 MB, more than a server keeps for one
+    figure (``explorer.ui.memory``); what is drawn is 2 MB."""
+    panels = []
+    for b in sorted(bandwidths):
+        full = _weights(data, kernel, b, n_queries)
+        z, rows, cols, _ = common.downsample(full["weights"], full["x_query"], full["x_key"],
+                                             common.MAX_DISPLAY_CELLS // len(bandwidths))
+        panels.append({"h": b, "weights": z, "x_query": rows, "x_key": cols})
+    return {"kernel": kernel, "panels": panels}
 
 
 @figure("sigma_sweep", _sweep, marks=("answer",))
@@ -91,7 +100,7 @@ def _draw_sweep(d: dict, lang: str):
     five panels (the question's h joins a row of four), two rows beyond."""
     panels = d["panels"]
     mats = [common.downsample(p["weights"], p["x_query"], p["x_key"], common.MAX_DISPLAY_CELLS // len(panels))
-            for p in panels]
+            for p in panels]                  # (already at that size: ``_sweep`` keeps what is drawn)
     _, rows, cols, _ = mats[0]
     answer = d.get("answer")
     titles = [f"<b>h = {p['h']:g}</b><br><b>{t('fig.asked_panel', lang)}</b>" if answer and p["h"] == answer[0]
