@@ -22,6 +22,7 @@ from .control import PageStopped, value
 from .internals import rerun_of_parts
 from .layout import question as draw_question
 from .links import publish, restore
+from .memory import collect_if_grown
 from .navigation import previous_next
 from .state import KEEP, clear_room, init_state, keep_shared_state, lecture_mode, tr
 
@@ -108,6 +109,7 @@ def lesson_page(lesson: ModuleType, question: str) -> Iterator:
         _footer(name, lecture)
     finally:
         publish(params)                # every run, whatever the page waits for: a reload keeps the view
+        collect_if_grown()             # what finished runs left in cycles, once the process has grown (memory.py)
 
 
 def part_alone() -> bool:

@@ -104,3 +104,26 @@ def test_leave_one_out_scores_are_remembered_exactly_and_the_memo_is_bounded(mon
     monkeypatch.setattr(_scores, "MAX_SCORES", 5)
     bandwidth.loo_cv_scores(x, y, "laplace", [0.1 * (i + 1) for i in range(8)])
     assert len(_scores._SCORES) == 5
+
+
+def test_a_full_collection_runs_once_the_process_has_grown_and_frees_what_cycles_held(monkeypatch):
+    sizes = iter([100, 100 + memory.COLLECT_AFTER - 1, 100 + memory.COLLECT_AFTER, 50, 60])
+    monkeypatch.setattr(memory, "rss_bytes", lambda: next(sizes))
+    monkeypatch.setattr(memory, "_collected", {"rss": 0})
+
+    class Cycle:
+        def __init__(self):
+            self.me, self.block = self, np.ones(1000)
+
+    import gc
+    import weakref
+
+    gc.disable()                                     # (Python's own collector must not get there first)
+    try:
+        held = weakref.ref(Cycle().block)            # an array only a cycle of garbage holds
+        assert memory.collect_if_grown() is False    # the first call notes the size
+        assert memory.collect_if_grown() is False and held() is not None      # grown by less: nothing collected
+        assert memory.collect_if_grown() is True and held() is None and memory._collected["rss"] == 50
+        assert memory.collect_if_grown() is False    # 60 - 50: grown too little since
+    finally:
+        gc.enable()
