@@ -5,8 +5,9 @@ uvicorn (which serves Streamlit's ASGI app) closes a connection idle between req
 has no limit on a request that is *arriving*: a client that sends a header line every 5 s, or stops after ten
 bytes of a body, holds its connection for as long as it likes. :class:`TimedH11Protocol` adds the two limits
 (``REQUEST_TIMEOUT_S``, 10 s by default, ``EXPLORER_REQUEST_TIMEOUT_S`` to change it): a request's headers must be
-whole within that time of its first byte, and its body may pause no longer than that between two reads (waits on
-the app itself, when it has not yet read what arrived, do not count). A connection past either is closed; the app
+whole within that time of the connection opening (a kept connection's next request: of its first byte), and its
+body may pause no longer than that between two reads (waits on the app itself, when it has not yet read what
+arrived, do not count). A connection past either is closed; the app
 sees a disconnect.
 
 uvicorn also believes ``X-Forwarded-For`` from 127.0.0.1 by default, so under ``make run`` or ``make room`` any
