@@ -21,7 +21,7 @@ from explorer.i18n import LANGUAGES
 from explorer.phone import ROUTES as PHONE_ROUTES
 from explorer.ui.internals import front_end_inline_scripts
 from explorer.ui.layout import page_style
-from explorer.ui.memory import return_large_blocks
+from explorer.ui.memory import BUDGET_ERROR, return_large_blocks
 from explorer.ui.navigation import navigation_pages, note_unknown_path, requested_path
 from explorer.ui.startup import warm_up_once
 from explorer.ui.state import keep_shared_state, lecture_changed, lecture_mode, tr
@@ -36,6 +36,8 @@ if __name__ != "__main__":         # imported by `streamlit run`: the server, wi
         HEADERS = security_headers(front_end_inline_scripts())
     except ValueError as err:      # a mistyped EXPLORER_FRAME_ANCESTORS: say so and serve nothing
         raise SystemExit(f"error: {err}") from None
+    if BUDGET_ERROR:               # a mistyped EXPLORER_CACHE_MB: the same
+        raise SystemExit(f"error: {BUDGET_ERROR}")
     connections.install()          # a request arrives within 10 s; forwarded addresses only from named balancers
     return_large_blocks()          # freed arrays go back to the system (the caches' byte budget holds in RSS)
     app = st.App(__file__, routes=PHONE_ROUTES, middleware=[Middleware(SecurityHeaders, headers=HEADERS),

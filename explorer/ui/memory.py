@@ -2,7 +2,7 @@
 figures.
 
 A class shares one server, and a link can ask for a heavy setting (Attention heatmap at 1,000 queries over 2,000
-points: about 80 MB of weights). A cache bounded only by its number of entries grows with every such link until the
+points: 16 MB of weights). A cache bounded only by its number of entries grows with every such link until the
 process is killed. Here each kept entry is sized by the arrays and text it holds (``nbytes``), all caches draw on
 one ``BUDGET`` (``EXPLORER_CACHE_MB``, 384 MiB by default: the Kubernetes pod's 1536 MiB limit less an idle
 server's ~400 MiB, its sessions and a heavy page being computed), and when a new entry does not fit, the entries
@@ -172,7 +172,10 @@ class Budget:
                 oldest._drop_oldest()
 
 
-BUDGET = Budget(budget_bytes())
+try:
+    BUDGET, BUDGET_ERROR = Budget(budget_bytes()), None
+except ValueError as err:       # a mistyped EXPLORER_CACHE_MB: the server says so and stops (app.py)
+    BUDGET, BUDGET_ERROR = Budget(DEFAULT_MB * 2**20), str(err)
 
 
 class Kept:

@@ -127,3 +127,19 @@ def test_a_full_collection_runs_once_the_process_has_grown_and_frees_what_cycles
         assert memory.collect_if_grown() is False    # 60 - 50: grown too little since
     finally:
         gc.enable()
+
+
+def test_a_server_given_a_mistyped_budget_says_so_in_one_line_and_serves_nothing(tmp_path):
+    """``streamlit run app.py`` imports app.py as the server; with ``EXPLORER_CACHE_MB=lots`` it stops with the
+    sentence that names what is allowed, not a traceback."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    checkout = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", "import app"], cwd=checkout, capture_output=True, text=True,
+                          env={**os.environ, "EXPLORER_CACHE_MB": "lots"}, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == ("error: EXPLORER_CACHE_MB must be a number of MiB from 16 to "
+                                                    "1048576; it is 'lots'")
