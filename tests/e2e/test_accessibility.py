@@ -133,3 +133,47 @@ def test_a_screen_reader_reads_each_figure_in_words_and_each_choice_by_its_text(
     radios = [line.strip() for line in tree.splitlines() if line.strip().startswith("- radio \"")]
     assert radios and all("h = " in r for r in radios), tree
     page.close()
+
+
+def _luminance(css: str) -> float:
+    """WCAG relative luminance of a CSS ``rgb(...)``/``rgba(...)`` colour."""
+    r, g, b = (float(v) / 255 for v in css[css.index("(") + 1:css.index(")")].split(",")[:3])
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+FOCUSED = """() => { const e = document.activeElement, s = getComputedStyle(e);
+  const app = getComputedStyle(document.querySelector('[data-testid="stApp"]'));
+  return {kind: e.getAttribute('role') || e.tagName.toLowerCase(), label: (e.getAttribute('aria-label') ||
+          e.innerText || '').slice(0, 30), style: s.outlineStyle, width: parseFloat(s.outlineWidth),
+          color: s.outlineColor, background: app.backgroundColor}; }"""
+
+
+@pytest.mark.parametrize("name, scheme, kinds", [
+    ("kernel_regression", "light", {"a", "button", "combobox", "input", "switch", "summary"}),
+    ("masking", "dark", {"a", "button", "combobox", "input"}),
+])
+def test_every_control_the_keyboard_reaches_shows_a_ring_of_2_px_at_3_to_1(browser, server_url, name, scheme, kinds):
+    """A projector washes pale colours out: in lecture mode at 1280 x 720, every element the first 45 Tab presses
+    reach (links, buttons, select boxes, switches, the sliders' range inputs, the expanders, the
+    figures' controls) draws its focus as a solid outline at least 2 px wide whose colour has at least 3:1 against
+    the page's background (WCAG 2.2's focus appearance), in the light theme and in the dark."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720}, color_scheme=scheme)
+    page.set_default_timeout(60_000)
+    page.goto(f"{server_url}/{name}?lecture=1&predict=0")
+    page.wait_for_selector(".js-plotly-plot")
+    wait_idle(page)
+    seen = []
+    for _ in range(45):
+        page.keyboard.press("Tab")
+        seen.append(page.evaluate(FOCUSED))
+    assert kinds <= {s["kind"] for s in seen}, [(x["kind"], x["label"].split(chr(10))[0]) for x in seen]
+    weak = [s for s in seen if s["kind"] != "body" and (s["style"] != "solid" or s["width"] < 2
+                                                        or _contrast(s["color"], s["background"]) < 3)]
+    assert not weak, weak
+    page.close()
