@@ -21,6 +21,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from bench import load
 from explorer import connections, phone
 from explorer.polls import SQLiteStore
 from explorer.serving import AppServer
@@ -129,18 +130,6 @@ def valid_upload(rows: int = 5_000) -> bytes:
     return ("x,y\n" + "\n".join(f"{a:.5f},{np.sin(a) + 0.3 * gen.normal():.5f}" for a in xs)).encode()
 
 
-def _settled(page, quiet: float = 1.0, timeout: float = 120) -> None:
-    deadline, since = time.monotonic() + timeout, None
-    while time.monotonic() < deadline:
-        if page.locator('[data-testid="stStatusWidget"]').count():
-            since = None
-        elif since is None:
-            since = time.monotonic()
-        elif time.monotonic() - since >= quiet:
-            return
-        time.sleep(0.05)
-
-
 def _quiet(page, pid: int, quiet: float = 1.5, timeout: float = 120) -> float:
     """Wait until the server has spent no CPU for ``quiet`` seconds and the page runs no script; returns the
     moment (``time.monotonic``) the server last worked."""
@@ -164,7 +153,7 @@ def uploads_through_the_page(browser, up: AppServer, files: dict[str, bytes]) ->
         page = context.new_page()
         page.goto(up.url + "/kernel_regression?predict=0")
         page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=120_000)
-        _settled(page)
+        load.settled(page)
         picker = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]', has_text="Dataset")
         picker.wait_for(timeout=60_000)
         picker.click()
@@ -174,7 +163,7 @@ def uploads_through_the_page(browser, up: AppServer, files: dict[str, bytes]) ->
             page.screenshot(path="/tmp/hostile_upload.png")
             raise
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').wait_for(state="attached", timeout=60_000)
-        _settled(page)
+        load.settled(page)
         cpu, wall = cpu_seconds(up.pid), time.monotonic()
         page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
             {"name": "data.csv", "mimeType": "text/csv", "buffer": raw})
@@ -192,7 +181,7 @@ def heavy_links(browser, up: AppServer, n: int) -> list[float]:
         page = context.new_page()
         page.goto(up.url + HEAVY.format(seed=seed))
         page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=180_000)
-        _settled(page)
+        load.settled(page)
         context.close()
         out.append(rss_mib(up.pid))
     return out
@@ -200,8 +189,6 @@ def heavy_links(browser, up: AppServer, n: int) -> list[float]:
 
 def bench(row, amount, chromium: str) -> None:
     from playwright.sync_api import sync_playwright
-
-    from bench import load
 
     with tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "server.log", "w") as log:
         polls = Path(tmp) / "polls.sqlite3"
@@ -238,7 +225,7 @@ def bench(row, amount, chromium: str) -> None:
                 page = browser.new_page()                       # the idle server, one ordinary page drawn
                 page.goto(up.url + "/attention_heatmap?predict=0")
                 page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=120_000)
-                _settled(page)
+                load.settled(page)
                 page.close()
                 time.sleep(2)
                 idle = rss_mib(up.pid)

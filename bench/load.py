@@ -317,6 +317,20 @@ VOTE_HEADER = ("| phones | replicas | within | acknowledged | counted | scan to 
                "rerun p50 / p95 ms | servers' RSS MiB | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
+
+def settled(page, quiet: float = 1.0, timeout: float = 180) -> None:
+    """Wait until a browser page has not been running its script for ``quiet`` seconds (Streamlit's status
+    widget gone that long)."""
+    deadline, since = time.perf_counter() + timeout, None
+    while time.perf_counter() < deadline:
+        if page.locator('[data-testid="stStatusWidget"]').count():
+            since = None
+        elif since is None:
+            since = time.perf_counter()
+        elif time.perf_counter() - since >= quiet:
+            return
+        time.sleep(0.05)
+
 # ------------------------------------------------------------------- a server, and a whole run
 @contextlib.contextmanager
 def server(extra_env: dict | None = None):

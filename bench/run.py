@@ -528,19 +528,6 @@ def bench_live_browser(seconds: float | None = None):
         browser.close()
 
 
-def _settled(page, quiet: float = 1.0, timeout: float = 180) -> None:
-    """Wait until the page has not been running its script for ``quiet`` seconds."""
-    deadline, since = time.perf_counter() + timeout, None
-    while time.perf_counter() < deadline:
-        if page.locator('[data-testid="stStatusWidget"]').count():
-            since = None
-        elif since is None:
-            since = time.perf_counter()
-        elif time.perf_counter() - since >= quiet:
-            return
-        time.sleep(0.05)
-
-
 def _first_visit(browser, url: str) -> tuple[float, float]:
     """A new browser session opening ``url``: seconds to the first chart drawn and to the page settled."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -550,7 +537,7 @@ def _first_visit(browser, url: str) -> tuple[float, float]:
         page.goto(url)
         page.wait_for_selector(CHART_DRAWN, timeout=180_000)
         first = time.perf_counter() - t0
-        _settled(page)
+        load.settled(page)
         return first, time.perf_counter() - t0 - 1.0
     finally:
         context.close()
@@ -580,7 +567,7 @@ def bench_first_visits():
             warm = browser.new_page()
             warm.goto(server.url)
             warm.wait_for_selector(LANDING_DRAWN, timeout=120_000)
-            _settled(warm)
+            load.settled(warm)
             time.sleep(amount(15.0, 0.0))                  # the start-up warm-up (about 5 s of CPU) has had its time
             for lesson in amount(LESSONS, LESSONS[:1]):
                 (f1, s1), (f2, s2) = (_first_visit(browser, f"{server.url}/{lesson.name}") for _ in range(2))
