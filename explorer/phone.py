@@ -42,7 +42,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from .i18n import LANGUAGES, t
-from .polls import CLOSED, REVEALED, SHOWN, TTL, VOTING, PollError, normal_code, store_from_env
+from .polls import CLOSED, LETTERS, REVEALED, SHOWN, TTL, VOTING, PollError, normal_code, store_from_env
 
 COOKIE = "explorer_voter_"  # + the room's code; over HTTPS with the __Host- prefix (Secure, Path=/, no Domain)
 FOLLOW_S = 2.0            # seconds between a phone's looks at its round (with JavaScript on)
@@ -176,10 +176,10 @@ def _results(lang: str, poll, rounds: list[list[int]]) -> str:
     for n, counts in enumerate(rounds, start=1):
         total = sum(counts)
         rows = "".join(
-            f"<tr><th scope=\"row\">{html.escape(choice)}</th><td>{count}</td>"
+            f"<tr><th scope=\"row\"><b class=\"letter\">{LETTERS[i]}</b> {html.escape(choice)}</th><td>{count}</td>"
             f"<td><progress max=\"{max(total, 1)}\" value=\"{count}\">{count}</progress> "
             f"{(100 * count / total if total else 0):.0f} %</td></tr>"
-            for choice, count in zip(choices, counts, strict=True))
+            for i, (choice, count) in enumerate(zip(choices, counts, strict=True)))
         parts.append(f"<table><caption>{html.escape(t('poll.round_n', lang, n=n, total=total))}</caption>"
                      f"<tbody>{rows}</tbody></table>")
     return "".join(parts)
@@ -193,7 +193,8 @@ def _poll_body(lang: str, poll, mine: int | None, rounds: list[list[int]], form:
             parts.append(_note("info", say("poll.round2", lang)))
         options = "".join(
             f'<label><input type="radio" name="choice" value="{i}" required'
-            f'{" checked" if mine == i else ""}> {html.escape(choice)}</label>' for i, choice in enumerate(choices))
+            f'{" checked" if mine == i else ""}> <b class="letter">{LETTERS[i]}</b> {html.escape(choice)}</label>'
+            for i, choice in enumerate(choices))
         parts.append(f'<form method="post"><fieldset aria-describedby="q"><legend>'
                      f'{html.escape(t("poll.your_answer", lang))}</legend>{options}</fieldset>'
                      f'<input type="hidden" name="round" value="{poll.round}">'

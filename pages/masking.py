@@ -30,9 +30,9 @@ with lesson_page(L, question="mk.question"):
     except ValueError as err:
         stop_page(say(err))
 
+    st.subheader(tr("mk.rows_header"))          # the question, then the charts that answer it right under its verdict
     question = L.question(ex, kind)
     revealed = prediction(question)
-    st.subheader(tr("mk.rows_header"))          # the charts that answer the question, right under its verdict
     left, right = st.columns(2)
     with left:                          # once revealed, the answer at the post-softmax row that lost the most
         show_spec(specs["row_sums"], ex, answer=say(question.mark()) if revealed.shown else None)

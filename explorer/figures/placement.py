@@ -29,6 +29,22 @@ def wrap_text(text: str, width: int) -> list[str]:
     return [*lines, line.rstrip()] if line.strip() else lines
 
 
+def two_lines(text: str) -> str:
+    """``text`` broken once, where its two lines come out most nearly equal in width (at a space, or inside CJK
+    text): a rotated axis title that is longer than its plot, in two lines and never three.
+
+    >>> two_lines("std of logits (log scale)")
+    'std of logits<br>(log scale)'
+    """
+    tokens = _tokens(text)
+    if len(tokens) < 2:
+        return text
+    cuts = range(1, len(tokens))
+    parts = [("".join(tokens[:i]).rstrip(), "".join(tokens[i:]).lstrip()) for i in cuts]
+    first, second = min(parts, key=lambda p: max(text_width(p[0]), text_width(p[1])))
+    return f"{first}<br>{second}"
+
+
 def _tokens(text: str) -> list[str]:
     out, word = [], ""
     for ch in text:

@@ -24,7 +24,7 @@ from .placement import (
     panel_titles_height,
     text_width,
     title_placement,
-    wrap_text,
+    two_lines,
 )
 
 # The series colours: Okabe & Ito's colour-blind-safe set (their yellow is too faint for a line on white and their
@@ -315,7 +315,7 @@ def wrap_axis_titles(fig: go.Figure) -> go.Figure:
         lo, hi = axis.domain or (0, 1)
         text = axis.title.text
         if text and "<br>" not in text and 0.55 * font * text_width(text) > 0.95 * plot * (hi - lo):
-            long[key] = "<br>".join(wrap_text(text, math.ceil(text_width(text) / 2) + 2))
+            long[key] = two_lines(text)
     if not long:
         return fig
     out = go.Figure(fig, _validate=VALIDATE)

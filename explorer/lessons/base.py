@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from ..i18n import Message
+from ..figures.placement import text_width
+from ..i18n import LANGUAGES, Message, in_lang
 
 TONES = ("text", "caption", "info", "success", "warning", "error")
 
@@ -128,9 +129,17 @@ class Question:
     why: Say
     also_right: tuple[int, ...] = ()
 
-    def mark(self, key: str = "fig.answer_is") -> Say:
-        """The answer as the figure marks it once revealed ("Answer: …")."""
-        return Say(key, answer=self.choices[self.answer])
+    def mark(self) -> Say:
+        """The answer's label on the figure once revealed: "answer: like √d" when the answer is short in every
+        language (at most ``MARK_UNITS`` wide), else the word "answer" (the verdict over the figure says the rest),
+        so that a label covers little of its plot."""
+        choice = self.choices[self.answer]
+        if all(text_width(in_lang(choice, code)) <= MARK_UNITS for code in LANGUAGES):
+            return Say("fig.answer_is", answer=choice)
+        return Say("fig.answer")
+
+
+MARK_UNITS = 12       # Latin-letter units (a CJK character counts two): the longest answer named in its figure's label
 
 
 def says(*keys: str, fixed: str | None = None) -> Callable:

@@ -288,8 +288,9 @@ def question(res: Mapping, spread: float) -> Question:
 
 
 def answer_mark(q: Question, res: Mapping) -> Say:
-    """The revealed answer as the side-by-side figure marks it, with the largest gap."""
-    return Say("sk.answer_mark", answer=q.choices[q.answer], diff=res["max_diff"])
+    """The revealed answer as the side-by-side figure marks it: the largest gap, at the cell where it is (the verdict
+    over the figure names the answer ``q``; a label in a panel this small must stay short)."""
+    return Say("sk.answer_mark", diff=res["max_diff"])
 
 
 @says("sk.explain", "sk.explain_coincide")

@@ -18,12 +18,26 @@ import functools
 import os
 from pathlib import Path
 
-from .base import CLOSED, MAX_ROUNDS, REVEALED, SHOWN, TTL, VOTING, Poll, PollError, Store, new_voter, normal_code
+from .base import (
+    CLOSED,
+    LETTERS,
+    MAX_ROUNDS,
+    REVEALED,
+    SHOWN,
+    TTL,
+    VOTING,
+    Poll,
+    PollError,
+    Store,
+    lettered,
+    new_voter,
+    normal_code,
+)
 from .redis_store import RedisStore
 from .sqlite import SQLiteStore
 
-__all__ = ["CLOSED", "MAX_ROUNDS", "REVEALED", "SHOWN", "TTL", "VOTING", "Poll", "PollError", "RedisStore",
-           "SQLiteStore", "Store", "default_path", "new_voter", "normal_code", "store_from_env"]
+__all__ = ["CLOSED", "LETTERS", "MAX_ROUNDS", "REVEALED", "SHOWN", "TTL", "VOTING", "Poll", "PollError", "RedisStore",
+           "SQLiteStore", "Store", "default_path", "lettered", "new_voter", "normal_code", "store_from_env"]
 
 
 def default_path() -> Path:

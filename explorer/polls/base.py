@@ -68,6 +68,18 @@ class Poll:
         return text["question"], list(text["choices"])
 
 
+LETTERS = "ABCDEFGH"        # the choices' letters, the same on the projector and on every phone
+
+
+def lettered(choices: list[str]) -> list[str]:
+    """Each choice with its letter, as the projector and the phones show it: a class says "B" to each other.
+
+    >>> lettered(["like d", "like √d"])
+    ['A  like d', 'B  like √d']
+    """
+    return [f"{LETTERS[i]}  {choice}" for i, choice in enumerate(choices)]
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 

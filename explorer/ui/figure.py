@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import html
 import pickle
+from contextlib import nullcontext
 
 import numpy as np
 import pandas  # noqa: F401  (see below)
@@ -97,16 +98,23 @@ def _styled(fig, lecture: bool, cap: tuple[int, bool], dark_page: bool, language
     return fig, single_precision(dark(fig, "rgba(0,0,0,0)") if dark_page else fig)
 
 
+ASKED = "explorer-asked"     # the key of the container holding a revealed question's figure and its Export
+
+
 MIN_MAIN_HEIGHT = 300        # px: the least a main figure is shrunk to, whatever is drawn above it
+# px: in lecture mode, the most a revealed question's figure is tall when it is not the page's main one, so that
+# the verdict (up to two lines), a row between them and its Export fit a 720 px screen under Streamlit's header
+ASKED_HEIGHT = 400
 
 
-def _cap(main: bool | int, key: str) -> tuple[int, bool]:
+def _cap(main: bool | int, key: str, asked: bool = False) -> tuple[int, bool]:
     """The height cap of a figure and whether it is drawn wide: (0, False) unless it is the page's ``main`` figure,
     whose cap is ``main`` px (True: ``LECTURE_MAIN_HEIGHT``) less the rows drawn above it (``state.room_above``,
     the chart's ``key``); a ``main`` of True is the page's one main figure, beside the controls in lecture mode
-    (``MAIN_TITLE_WIDTH``), a height is one of two side by side."""
+    (``MAIN_TITLE_WIDTH``), a height is one of two side by side. Another figure that shows a revealed answer
+    (``asked``) is capped at ``ASKED_HEIGHT``."""
     if not main:
-        return 0, False
+        return (ASKED_HEIGHT if asked else 0), False
     return max(MIN_MAIN_HEIGHT, (LECTURE_MAIN_HEIGHT if main is True else int(main)) - room_above(key)), main is True
 
 
@@ -140,7 +148,8 @@ def show_spec(spec, data: dict | None = None, key: str | None = None, main: bool
     class's figures out of ``DRAWN``. ``follow``: the control whose values the figure is also sent at, as frames
     a slider under it plays while dragged (``explorer.ui.follow``)."""
     data = spec_data(spec) if data is None else data
-    language, lecture, dark_page, cap = lang(), lecture_mode(), dark_theme(), _cap(main, key or spec.name)
+    asked = marks.get("answer") is not None       # the figure a revealed question asked about
+    language, lecture, dark_page, cap = lang(), lecture_mode(), dark_theme(), _cap(main, key or spec.name, asked)
     kept_as = figure_key(spec.lesson, spec.name, dict(data), dict(spec.marks), marks, str(language), lecture, cap,
                          dark_page) if spec.figure_def.cached else None
     light, drawn = DRAWN.get(kept_as,
@@ -148,7 +157,8 @@ def show_spec(spec, data: dict | None = None, key: str | None = None, main: bool
                                              copy=False))
     if follow is not None:
         drawn = _following(spec, follow, drawn, kept_as, marks, language, lecture, cap, dark_page)
-    _chart(light, drawn, key or spec.name)
+    with st.container(key=ASKED) if asked else nullcontext():     # what Reveal scrolls onto the screen (predict.py)
+        _chart(light, drawn, key or spec.name)
     if follow is not None:
         following.listen(follow)
     return data

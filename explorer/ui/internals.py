@@ -14,9 +14,9 @@ Python (plotly): a figure handed to ``st.plotly_chart`` as a ready dict (``Ready
 base64 form (``typed_array``), the dicts a Figure holds its traces and layout in (``figure_parts``: what keeping it
 costs, ``explorer.ui.memory``).
 JavaScript (``WEB``, given to the components in ``explorer/ui/web/*.mjs`` as ``data.internals``): plotly.js's frame
-table and full layout on a graph div, Streamlit's slider value label and its script-state attribute. They travel as
-a JSON text: a nested dict in a component's data makes Streamlit import pandas (to look for data frames in it) on
-the landing page.
+table and full layout on a graph div, Streamlit's slider value label, its script-state attribute and its header
+bar. They travel as a JSON text: a nested dict in a component's data makes Streamlit import pandas (to look for data
+frames in it) on the landing page.
 The style sheets' ``data-testid`` selectors are Streamlit's too; the same test checks each against the installed
 Streamlit's front end.
 """
@@ -51,6 +51,7 @@ WEB = {
     "slider_thumb_value": "stSliderThumbValue",   # Streamlit: the slider's value label, updated during a drag
     "script_state": "testScriptState",         # Streamlit: stApp's data-test-script-state ("running", …)
     "script_state_attribute": "data-test-script-state",
+    "header": "stHeader",                      # Streamlit: the page's header bar, fixed over the top of the page
 }
 WEB_JSON = json.dumps(WEB)
 

@@ -19,7 +19,7 @@ import streamlit as st
 from ..figures.poll import rounds_figure
 from ..i18n import LANGUAGES, in_lang
 from ..outside import Outside
-from ..polls import CLOSED, MAX_ROUNDS, REVEALED, SHOWN, VOTING, Poll, PollError, store_from_env
+from ..polls import CLOSED, MAX_ROUNDS, REVEALED, SHOWN, VOTING, Poll, PollError, lettered, store_from_env
 from .figure import show
 from .state import lang, lecture_mode, take_room, tr
 
@@ -60,10 +60,11 @@ def loopback(url: str) -> bool:
 
 
 def qr_width(phase: str, round_: int, lecture: bool) -> int:
-    """The QR code's width in px: while round 1 is open, what the back row scans (in lecture mode 260 px, over a
-    third of a 720 px projector's height); afterwards, when the class has joined, a corner's worth."""
-    if phase == VOTING and round_ == 1:
-        return 260 if lecture else 180
+    """The QR code's width in px: while a phone can still vote (a round open, or a round shown with a second one to
+    come) what the back row scans (in lecture mode 250 px, over a third of a 720 px projector's height); once the
+    voting is over, a corner's worth."""
+    if phase == VOTING or (phase == SHOWN and round_ < MAX_ROUNDS):
+        return 250 if lecture else 180
     return 130
 
 
@@ -96,7 +97,7 @@ def _held(key: str) -> dict | None:
 
 def lecturer_panel(key: str, question: str, choices: list[str], answer: int) -> None:
     """The poll button, or the open poll's panel, for the question ``key`` (``kr.loo``: what the poll is filed
-    under)."""
+    under). The panel shows the question itself (``prediction`` then draws no box of its own)."""
     held = _held(key)
     if held is None:
         if st.button(tr("poll.open"), key=f"poll.{key}.open", icon=":material/how_to_vote:",
@@ -125,9 +126,13 @@ def _act(key: str, step: str) -> None:
     if poll.phase == REVEALED:                # the page shows its figure and answer, as its own Reveal does
         st.session_state[f"predict.{key}.done"] = True
         st.session_state[f"predict.{key}.guess"] = None
+        st.session_state[f"predict.{key}.scroll"] = True
 
 
 def _panel(key: str) -> None:
+    """The projector's view of an open poll, on one 1280 x 720 screen in lecture mode: the question; the QR code
+    beside the room, its count and its link; under them the lettered choices while the class votes, the rounds'
+    chart once shown; the lecturer's buttons last."""
     held = _held(key)
     try:
         poll = store().get(held["code"])
@@ -136,38 +141,43 @@ def _panel(key: str) -> None:
         st.warning(refusal(err))
         return
     url = vote_url(poll.code)
+    question, choices = poll.question(lang())
     shown = rounds and poll.phase != REVEALED
     width = qr_width(poll.phase, poll.round, lecture_mode())
     with st.container(border=True, key=f"poll-panel-{key.replace('.', '-')}"):
+        st.markdown(f"**{tr('ui.predict_first')}**{tr('punct.colon')}{question}")
         columns = st.columns([width + 30, 760 - width], vertical_alignment="top")
         columns[0].image(qr_svg(url), width=width)
         with columns[1]:
-            st.markdown(f"### {poll.code} · {tr('poll.count', n=count, round=poll.round)}")
-            st.markdown(tr("poll.join", code=poll.code))
             st.subheader(link_markdown(url), anchor=False)               # what a student types, in large type
-            with st.container(horizontal=True):
-                st.button(tr("poll.show"), key=f"poll.{key}.show", disabled=poll.phase != VOTING,
-                          on_click=_act, args=(key, "show"), type="primary")
-                st.button(tr("poll.again"), key=f"poll.{key}.again",
-                          disabled=poll.phase != SHOWN or poll.round >= MAX_ROUNDS, on_click=_act, args=(key, "again"))
-                if st.button(tr("poll.reveal"), key=f"poll.{key}.reveal", disabled=poll.phase != SHOWN):
-                    _act(key, "reveal")
-                    st.rerun(scope="app")         # the whole page: its figure and answer come next
-                st.button(tr("poll.close"), key=f"poll.{key}.close", disabled=poll.phase == CLOSED,
-                          on_click=_act, args=(key, "close"), type="tertiary")
-            if st.session_state.get(f"poll.{key}.said"):
-                st.warning(st.session_state[f"poll.{key}.said"])
-            if loopback(url) and count == 0 and poll.round == 1:      # before any phone tries; once one has
-                # voted the link evidently reaches someone. Under the buttons: Show votes stays on a 720 px screen
-                st.warning(tr("poll.loopback", host=Outside(urlsplit(url).hostname or "", limit=60)))
-        if shown:
-            rounds_chart(key, poll, rounds)
+            if shown and poll.phase != VOTING:            # (each round's count in the chart's legend)
+                rounds_chart(key, poll, rounds, compact=lecture_mode())
+            else:                             # how many have answered; what A, B, C are, for a class looking up
+                st.markdown(f"#### {tr('poll.count', n=count, round=poll.round)}")
+                with st.container(key=f"poll-choices-{key.replace('.', '-')}"):
+                    st.markdown("  \n".join(f"**{line[0]}**{line[1:]}" for line in lettered(choices)))
+        with st.container(horizontal=True):
+            st.button(tr("poll.show"), key=f"poll.{key}.show", disabled=poll.phase != VOTING,
+                      on_click=_act, args=(key, "show"), type="primary")
+            st.button(tr("poll.again"), key=f"poll.{key}.again",
+                      disabled=poll.phase != SHOWN or poll.round >= MAX_ROUNDS, on_click=_act, args=(key, "again"))
+            if st.button(tr("poll.reveal"), key=f"poll.{key}.reveal", disabled=poll.phase != SHOWN):
+                _act(key, "reveal")
+                st.rerun(scope="app")         # the whole page: its figure and answer come next
+            st.button(tr("poll.close"), key=f"poll.{key}.close", disabled=poll.phase == CLOSED,
+                      on_click=_act, args=(key, "close"), type="tertiary")
+        if st.session_state.get(f"poll.{key}.said"):
+            st.warning(st.session_state[f"poll.{key}.said"])
+        if loopback(url) and count == 0 and poll.round == 1:      # before any phone tries; once one has
+            # voted the link evidently reaches someone. Under the buttons: Show votes stays on a 720 px screen
+            st.warning(tr("poll.loopback", host=Outside(urlsplit(url).hostname or "", limit=60)))
 
 
-def rounds_chart(key: str, poll: Poll, rounds: list[list[int]]) -> None:
-    """The class's rounds shown so far, as a chart with its export control (``key``: the chart's own)."""
+def rounds_chart(key: str, poll: Poll, rounds: list[list[int]], compact: bool = False) -> None:
+    """The class's rounds shown so far, as a chart with its export control (``key``: the chart's own), its choices
+    lettered as the projector and the phones letter them; ``compact``: beside the QR code on the projector."""
     _, choices = poll.question(lang())
-    fig = rounds_figure(choices, rounds, poll.answer, lang())
+    fig = rounds_figure(lettered(choices), rounds, poll.answer, lang(), compact=compact)
     show(fig, key=f"poll_{key.replace('.', '-')}", main=int(fig.layout.height))
 
 

@@ -13,15 +13,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib.resources import files
 
 import streamlit as st
 
 from ..lessons.base import Question
 from .control import rerun_whole_page, stop_page
+from .figure import ASKED
+from .internals import WEB_JSON
 from .poll import class_result, is_open, lecturer_panel
 from .state import lang, lecture_mode, predict_mode, take_room, tr
 
 VERDICT_ROW = 72      # px: the verdict's row in lecture mode (its buttons and the gap under it)
+SCROLL_GAP = 8        # px: kept free above the verdict and under the asked figure's Export when the page is scrolled
+
+# Scrolls, once, the asked figure and its verdict onto the screen after Reveal: explorer/ui/web/reveal.mjs.
+_scroll = st.components.v2.component(
+    "explorer_reveal", js=(files("explorer.ui") / "web" / "reveal.mjs").read_text(encoding="utf-8"))
 
 
 @dataclass(frozen=True)
@@ -47,9 +55,9 @@ def prediction(q: Question) -> Revealed:
     picked_key, done_key, guess_key = f"predict.{key}.pick", f"predict.{key}.done", f"predict.{key}.guess"
     if not state.get(done_key):
         polled = lecture_mode() and is_open(key)        # the class answers on their phones: the poll panel asks
-        box = st.container(border=True)
-        box.markdown(f"**{tr('ui.predict_first')}**{tr('punct.colon')}{question}")
         if not polled:
+            box = st.container(border=True)
+            box.markdown(f"**{tr('ui.predict_first')}**{tr('punct.colon')}{question}")
             picked = box.radio(tr("ui.your_guess"), list(range(len(choices))), format_func=lambda i: choices[i],
                                index=None, key=picked_key, horizontal=True)
             box.button(tr("ui.reveal"), key=f"predict.{key}.reveal", disabled=picked is None, type="primary",
@@ -81,17 +89,29 @@ def verdict(key: str, choices: Sequence[str], answer: int, why: str, guess: int 
             with st.popover(tr("ui.why")):
                 st.markdown(why)
             st.button(**again)
+            _bring_on_screen(key)
         return
     with st.container(border=True, key=f"verdict-{key.replace('.', '-')}"):
         st.markdown(f"#### {said}")
         with st.container(horizontal=True, vertical_alignment="center"):
             st.markdown(why)
             st.button(**again)
+            _bring_on_screen(key)
+
+
+def _bring_on_screen(key: str) -> None:
+    """On the run right after Reveal (in the page or in the class's poll), scroll the asked figure onto the screen
+    under its verdict, once (``web/reveal.mjs``; mounted in the verdict's row, so it adds no row of its own)."""
+    if st.session_state.pop(f"predict.{key}.scroll", False):
+        _scroll(key=f"explorer-reveal-{key.replace('.', '-')}", height=0, width="content",
+                data={"verdict": f"verdict-{key.replace('.', '-')}", "asked": ASKED, "gap": SCROLL_GAP,
+                      "internals": WEB_JSON})
 
 
 def _reveal(picked_key: str, done_key: str, guess_key: str) -> None:
     st.session_state[guess_key] = st.session_state.get(picked_key)     # the radio's own state goes when it is not drawn
     st.session_state[done_key] = True
+    st.session_state[done_key.replace(".done", ".scroll")] = True
     rerun_whole_page()          # the page goes on past the question (asked inside a part, it would redraw only that)
 
 

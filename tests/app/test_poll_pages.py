@@ -23,7 +23,7 @@ def _lecturer() -> AppTest:
 
 
 def _text(at):
-    return " ".join(m.value for m in at.markdown) + " ".join(e.value for e in at.warning)
+    return " ".join(m.value for m in [*at.markdown, *at.subheader, *at.warning])
 
 
 def test_the_lecturer_opens_a_poll_in_both_languages_and_holds_its_token(poll_store):
@@ -35,7 +35,8 @@ def test_the_lecturer_opens_a_poll_in_both_languages_and_holds_its_token(poll_st
     assert poll.question("en")[0] == t("sc.predict_q", "en") and poll.question("zh")[0] == t("sc.predict_q", "zh")
     assert poll.question("zh")[1] == [t(f"sc.law_{i}", "zh") for i in range(3)]
     assert poll.answer is None                                      # hidden until revealed
-    assert held["code"] in _text(at)
+    assert f"/vote/{held['code']}" in _text(at)                     # the students' link
+    assert "  \n".join(f"**{'ABC'[i]}**  {t(f'sc.law_{i}', 'en')}" for i in range(3)) in _text(at)  # lettered
     assert not at.radio                                             # the class answers; the lecturer's guess goes
 
 

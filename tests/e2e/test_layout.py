@@ -13,6 +13,7 @@ import re
 import time
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from explorer.lessons import LESSONS
 from tests.e2e.conftest import ARTIFACTS
@@ -171,13 +172,38 @@ def test_lecture_mode_fits_a_1280_by_720_projector(browser, server_url, lang, sc
     assert not problems, "\n".join(problems)
 
 
+# After Reveal: where the verdict and the asked figure (with its Export) are on the screen, once the page has
+# scrolled them there, and how much of its plot each answer label covers (a label with an arrow: mark_answer's)
+REVEALED = """() => {
+  const box = el => el.getBoundingClientRect();
+  const verdict = document.querySelector('[class*="st-key-verdict-"]');
+  const asked = document.querySelector('.st-key-explorer-asked');
+  const header = document.querySelector('[data-testid="stHeader"]');
+  const out = {header: header ? box(header).bottom : 0, verdict: box(verdict).top,
+               asked: asked ? box(asked).bottom : null, labels: []};
+  if (!asked) return out;
+  const plots = [...asked.querySelectorAll('.draglayer .nsewdrag')].map(box);
+  asked.querySelectorAll('.annotation').forEach(a => {
+    const text = a.querySelector('.annotation-text-g'), t = text && box(text);
+    if (!a.querySelector('.annotation-arrow-g path') || !t || !t.width) return;
+    const p = plots.find(p => t.left >= p.left - 2 && t.right <= p.right + 2 && t.top >= p.top - 2
+      && t.bottom <= p.bottom + 2);
+    out.labels.push({text: text.textContent.slice(0, 30), share: p ? t.width * t.height / (p.width * p.height) : 1});
+  });
+  return out;
+}"""
+ON_SCREEN = """() => { const a = document.querySelector('.st-key-explorer-asked');
+  return !a || a.getBoundingClientRect().bottom <= window.innerHeight; }"""
+
+
 @pytest.mark.parametrize("lang, scheme", [("en", "light"), ("zh", "dark")])
 def test_every_question_revealed_in_lecture_mode_keeps_its_figure_whole_and_on_screen(browser, server_url, lang,
                                                                                       scheme):
     """Lecture mode with Predict first, as a class goes through it: on each page a guess, Reveal, then the verdict
-    and the figure that answers. The answer's label sits inside its plot (a long one once stretched a panel's axis
-    and ran off the figure), panel titles and labels clear the tick labels, and when the question's figure is the
-    page's first, the verdict and the whole figure fit the 1280 x 720 screen (the x axis's title included)."""
+    and the figure that answers, together on the 1280 x 720 screen without the lecturer scrolling (the page scrolls
+    itself, no further than the verdict's top): the verdict under Streamlit's header, the asked figure with its
+    Export above the screen's bottom. The answer's label sits inside its plot and covers under 5 % of it; panel
+    titles and labels clear the tick labels."""
     context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme=scheme)
     projector = context.new_page()
     projector.set_default_timeout(60_000)
@@ -192,19 +218,28 @@ def test_every_question_revealed_in_lecture_mode_keeps_its_figure_whole_and_on_s
             projector.locator('[data-testid="stMain"] [class*="st-key-predict"] button[kind="primary"]').first.click()
             projector.wait_for_selector('[class*="st-key-verdict-"]')
             settle(projector)
+            try:                        # the page scrolls once its run is over and the figure drawn
+                projector.wait_for_function(ON_SCREEN, timeout=10_000)
+            except PlaywrightTimeout:
+                pass                    # said below, with the numbers
             revealed += 1
             m = projector.evaluate(MEASURE)
             problems += [f"{name}: {p}" for p in m["problems"]]
-            verdict, first = projector.evaluate("""() => {
-              const v = document.querySelector('[class*="st-key-verdict-"]').getBoundingClientRect();
-              const c = document.querySelector('[data-testid="stMain"] [data-testid="stPlotlyChart"]');
-              return [v.top + window.scrollY, c ? c.getBoundingClientRect().bottom + window.scrollY : null]; }""")
-            if first is not None and first > verdict and first > 720:
-                problems.append(f"{name}: after Reveal the figure under the verdict ends at {first:.0f} px (> 720)")
+            r = projector.evaluate(REVEALED)
+            if r["asked"] is None:
+                problems.append(f"{name}: no figure is marked as the one the question asked about")
+            elif r["asked"] > 720:
+                problems.append(f"{name}: after Reveal the asked figure and its Export end at {r['asked']:.0f} px "
+                                "(> 720)")
+            if r["verdict"] < r["header"] - 1:
+                problems.append(f"{name}: the verdict's top ({r['verdict']:.0f} px) is under the header "
+                                f"({r['header']:.0f} px)")
+            problems += [f"{name}: the answer label {label['text']!r} covers {label['share']:.1%} of its plot"
+                         for label in r["labels"] if label["share"] >= 0.05]
             projector.screenshot(path=str(ARTIFACTS / f"revealed_{lang}_{scheme}_{name}.png"))
     finally:
         context.close()
-    assert revealed >= 6, f"only {revealed} pages asked a question"
+    assert revealed >= 7, f"only {revealed} pages asked a question"
     assert not problems, "\n".join(problems)
 
 

@@ -9,6 +9,7 @@ import urllib.request
 
 from explorer.i18n import t
 from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.test_browser import wait_idle
 
 CHART = '[data-testid="stPlotlyChart"]'
 PANEL = '[class*="st-key-poll-panel"]'
@@ -28,10 +29,38 @@ def _text(page):
 
 
 def _vote(phone, label, lang="en"):
-    """Pick ``label``, press Send, and wait for the acknowledgement that names it."""
-    phone.get_by_label(label, exact=True).check()
+    """Pick ``label`` (its radio button reads its letter, then ``label``), press Send, and wait for the
+    acknowledgement that names it."""
+    phone.get_by_label(re.compile(rf"^\s*[A-H]\s+{re.escape(label)}\s*$")).check()
     phone.get_by_role("button", name=t("poll.send", lang)).click()
     phone.locator(".note.sent", has_text=label).wait_for()
+
+
+def _projected(lecturer, phase, qr=False, choices=False, chart=False):
+    """What the projector shows in ``phase``, all of it inside 1280 x 720: the question, the lecturer's buttons, the
+    QR code at a third of the screen's height or more (``qr``: while a phone can still vote), the choices with their
+    letters (``choices``: while the class votes), the rounds' chart whole with its Export (``chart``)."""
+    wait_idle(lecturer)
+    panel = lecturer.locator(PANEL)
+    question = t("sc.predict_q", "en")
+    assert question in panel.inner_text(), phase
+    boxes = {"question": panel.get_by_text(question).first.bounding_box(),
+             "buttons": lecturer.get_by_role("button", name=t("poll.reveal", "en")).bounding_box()}
+    if qr:
+        boxes["QR code"] = panel.locator("img").bounding_box()
+        assert boxes["QR code"]["height"] >= 720 / 3, (phase, boxes["QR code"])     # scanned from the back row
+    if choices:
+        shown = panel.locator('[class*="st-key-poll-choices"]')
+        for i in range(3):
+            assert re.search(rf"(^|\n){'ABC'[i]}\s+{re.escape(t(f'sc.law_{i}', 'en'))}(\n|$)", shown.inner_text()), \
+                (phase, shown.inner_text())
+        boxes["choices"] = shown.bounding_box()
+    if chart:
+        boxes["chart"] = panel.locator(CHART).bounding_box()
+        boxes["its Export"] = panel.get_by_role("button", name=t("ui.export", "en")).bounding_box()
+        assert t("poll.share_axis", "en") not in panel.locator(CHART).inner_text()    # (compact: % on the ticks)
+    off = {name: box for name, box in boxes.items() if box["y"] < 0 or box["y"] + box["height"] > 720}
+    assert not off, f"{phase}: off the 720 px screen: {off}"
 
 
 def test_a_peer_instruction_round_from_poll_to_reveal(browser, server_url):
@@ -41,14 +70,12 @@ def test_a_peer_instruction_round_from_poll_to_reveal(browser, server_url):
     lecturer.goto(f"{server_url}/scaling?lecture=1")
     lecturer.get_by_role("button", name=t("poll.open", "en")).click()
     lecturer.wait_for_selector(f"{PANEL} h3")
-    code = lecturer.locator(f"{PANEL} h3").first.inner_text().split()[0]
+    link = lecturer.locator(f"{PANEL} h3").first
+    code = link.inner_text().rsplit("/", 1)[-1]
     assert re.fullmatch(r"[A-Z2-9]{6}", code), code
-    assert f"/vote/{code}" in lecturer.locator(PANEL).inner_text()
     assert lecturer.locator(f"{PANEL} img").count() == 1                 # the QR code
     lecturer.screenshot(path=str(ARTIFACTS / "poll_lecturer_open.png"))
-    qr = lecturer.locator(f"{PANEL} img").bounding_box()
-    assert qr["height"] >= 720 / 3 and qr["y"] + qr["height"] <= 720, qr  # the back row scans it, all on screen
-    link = lecturer.locator(f"{PANEL} h3").nth(1)
+    _projected(lecturer, "voting, round 1", qr=True, choices=True)
     copied = link.inner_text()                          # what a student copies: the whole link, scheme and all
     assert copied == f"{server_url}/vote/{code}" and link.locator("a").get_attribute("href") == copied
     with urllib.request.urlopen(copied, timeout=30) as opened:               # and it opens the vote page
@@ -89,6 +116,7 @@ def test_a_peer_instruction_round_from_poll_to_reveal(browser, server_url):
     assert all(p.locator("table").count() == 0 for _, p in phones)
     lecturer.get_by_role("button", name=t("poll.show", "en")).click()
     lecturer.wait_for_selector(f"{CHART}")
+    _projected(lecturer, "round 1 shown", qr=True, chart=True)          # a phone may still join round 2
     no_script = phones[1][1]
     for _, phone in phones:                                            # students see the votes once shown
         if phone is no_script:
@@ -100,6 +128,7 @@ def test_a_peer_instruction_round_from_poll_to_reveal(browser, server_url):
 
     lecturer.get_by_role("button", name=t("poll.again", "en")).click()
     _until(lambda: t("poll.count", "en", n=0, round=2) in _text(lecturer), what="round 2 on the lecturer's screen")
+    _projected(lecturer, "voting, round 2", qr=True, choices=True)
     no_script.reload()
     for _, phone in phones[:2]:
         phone.wait_for_selector(f"text={t('poll.round2', 'en')}", timeout=30_000)
@@ -108,6 +137,9 @@ def test_a_peer_instruction_round_from_poll_to_reveal(browser, server_url):
     _vote(zh_phone, t("sc.law_0", "zh"), "zh")
     _until(lambda: t("poll.count", "en", n=3, round=2) in _text(lecturer), what="3 answers in round 2")
     lecturer.get_by_role("button", name=t("poll.show", "en")).click()
+    _until(lambda: t("poll.round_n", "en", n=2, total=3) in _text(lecturer), what="round 2's bars")
+    _projected(lecturer, "round 2 shown", qr=False, chart=True)
+    lecturer.screenshot(path=str(ARTIFACTS / "poll_lecturer_round2.png"))
     lecturer.get_by_role("button", name=t("poll.reveal", "en")).click()
 
     lecturer.wait_for_selector('[class*="st-key-verdict"]')

@@ -95,7 +95,7 @@ def test_the_plotly_js_internals_the_follow_component_reads(name):
     assert WEB[name] in PLOTLY_JS.read_text(encoding="utf-8"), gone(f"plotly.js's gd.{WEB[name]}", "plotly")
 
 
-@pytest.mark.parametrize("name", ["slider_thumb_value", "script_state_attribute"])
+@pytest.mark.parametrize("name", ["slider_thumb_value", "script_state_attribute", "header"])
 def test_the_streamlit_front_end_names_the_components_read(name):
     wanted = WEB[name] if name != "script_state_attribute" else "data-test-script-state"
     assert in_streamlit_front_end(wanted), gone(f"the front end's {wanted!r}", "streamlit")

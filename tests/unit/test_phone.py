@@ -54,6 +54,9 @@ def test_a_phone_sees_the_question_and_choices_in_its_language_and_gets_a_voter_
     first = client().get(f"/vote/{code}")
     assert first.status_code == 200
     assert TEXTS["en"]["question"] in text(first) and all(c in text(first) for c in TEXTS["en"]["choices"])
+    for letter, choice in zip("ABC", TEXTS["en"]["choices"], strict=True):   # lettered as on the projector
+        assert re.search(rf"value=\"{'ABC'.index(letter)}\"[^>]*>\s*<b class=\"letter\">{letter}</b>\s*"
+                         rf"{re.escape(choice)}</label>", first.text), (letter, choice)
     assert first.text.count("<input type=\"radio\"") == 3 and "<script src=\"/vote.js\"" in first.text
     cookie = first.headers["set-cookie"]
     assert cookie.startswith(f"{phone.COOKIE}{code}=") and "HttpOnly" in cookie and "SameSite=lax" in cookie
