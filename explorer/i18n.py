@@ -190,3 +190,8 @@ def scientific(log10: float) -> str:
     if round(mantissa, 2) >= 10:
         mantissa, exponent = mantissa / 10, exponent + 1
     return f"{mantissa:.3g}e{exponent:+d}"
+
+
+def text_width(text: str) -> int:
+    """Display width in Latin-letter units: a CJK character is about two."""
+    return sum(2 if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" else 1 for ch in text)

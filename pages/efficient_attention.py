@@ -9,7 +9,7 @@ from explorer.ui.control import draw, stop_page, values
 from explorer.ui.controls import dataset_controls
 from explorer.ui.figure import show_spec
 from explorer.ui.follow import Follow
-from explorer.ui.layout import controls_and_figure, explanation, on_demand, write
+from explorer.ui.layout import controls_and_figure, explanation, heading_over_main, on_demand, write
 from explorer.ui.page import lesson_page
 from explorer.ui.predict import prediction
 from explorer.ui.state import say, tr
@@ -21,7 +21,7 @@ with lesson_page(L, question="ef.question"):
     except ValueError as err:
         stop_page(say(err))
 
-    st.subheader(tr("ef.zoo_header"))
+    heading_over_main(tr("ef.zoo_header"))
     (c1, c2, c3, c4), main = controls_and_figure(4, [3, 3, 3, 2])     # (the switch under m: its label whole)
     h, kind, m, orthogonal, seed = (draw(L.H, c1), draw(L.KIND, c2), draw(L.M, c3), draw(L.ORTH, c3),
                                     draw(L.SEED, c4))

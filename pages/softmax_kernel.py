@@ -9,7 +9,7 @@ from explorer.ui.control import draw, rerun_alone, stop_page, value, values
 from explorer.ui.controls import dataset_controls
 from explorer.ui.figure import show_spec
 from explorer.ui.follow import Follow
-from explorer.ui.layout import controls_and_figure, explanation, write
+from explorer.ui.layout import controls_and_figure, explanation, heading_over_main, write
 from explorer.ui.page import lesson_page, page_part
 from explorer.ui.predict import prediction
 from explorer.ui.state import lecture_mode, say, tr
@@ -34,7 +34,7 @@ def side_by_side(data: dict) -> None:
         specs, res = kernel_view(data)
     except ValueError as err:
         stop_page(say(err))
-    st.subheader(tr("sk.side"))
+    heading_over_main(tr("sk.side"))
     question = L.question(res, value(L.SPREAD))
     revealed = prediction(question)
     followed = L.D if value(L.TAU_SQRT_D) else L.TAU                                   # τ, or d when τ = √d

@@ -8,13 +8,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from ..i18n import text_width
+
 DEFAULT_FONT = 13       # px: the font size and the figure height plotly draws when a layout sets none
 DEFAULT_HEIGHT = 420    # (style.NORMAL's; tests/unit/test_figure_style.py checks they agree)
-
-
-def text_width(text: str) -> int:
-    """Display width in Latin-letter units: a CJK character is about two."""
-    return sum(2 if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" else 1 for ch in text)
 
 
 def wrap_text(text: str, width: int) -> list[str]:
@@ -164,3 +161,14 @@ def legend_placement(layout: dict, traces: Sequence[dict], width: float,
     return {"legend": {"orientation": "h" if in_rows else "v", "yref": "container", "y": 0, "yanchor": "bottom",
                        "x": 0, "xanchor": "left", "tracegroupgap": 0},
             "margin": {"b": round(axis + rows * font * 1.45 + 8)}}
+
+
+def beside_colour_bars(fig) -> None:
+    """Turn each colour bar's title to run up its right side: above the bar, plotly sets it a few px over the top
+    tick's label (a weight's "1" sat under "weight"). Changes ``fig`` in place."""
+    bars = [t.colorbar for t in fig.data if t.type == "heatmap" and t.colorbar is not None and t.showscale is not False]
+    if "coloraxis" in fig.layout and fig.layout.coloraxis.colorbar is not None:
+        bars.append(fig.layout.coloraxis.colorbar)
+    for bar in bars:
+        if bar.title.text:
+            bar.title.side = "right"

@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 from .ink import readable
 from .placement import (
     X_TITLE,
+    beside_colour_bars,
     deep_update,
     holds,
     legend_placement,
@@ -300,6 +301,7 @@ def prepared(fig: go.Figure, style: Style, title_width: int | None = None, heigh
         fig.layout.legend.font.size = round(style.font_size * 0.85)
         if not legend_inside(fig, MAIN_WIDTH):
             place_legend(fig, MAIN_WIDTH, max_rows=2)
+    beside_colour_bars(fig)
     return wrap_axis_titles(place_title(fig, title_width, copy=False))
 
 

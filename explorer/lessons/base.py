@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from ..figures.placement import text_width
-from ..i18n import LANGUAGES, Message, in_lang
+from ..i18n import LANGUAGES, Message, in_lang, text_width
 
 TONES = ("text", "caption", "info", "success", "warning", "error")
 

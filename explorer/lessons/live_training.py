@@ -352,7 +352,7 @@ def queued(place: int, slots: tuple[int, int, int]) -> Say:
 
 @says("lt.press_start", fixed="shown before the first step: the software")
 def press_start() -> Say:
-    return Say("lt.press_start", tone="info")
+    return Say("lt.press_start", tone="caption")      # (one small line beside the buttons: the maps get the screen)
 
 
 @says("lt.note", "lt.bullet", "lt.collapsed", "lt.collapsed_problem", "lt.duplicate")

@@ -22,6 +22,13 @@ def page_style() -> None:
     st.html(f"<style>{BASE_CSS}{LECTURE_CSS if lecture_mode() else ''}</style>")
 
 
+def heading_over_main(text: str) -> None:
+    """A section heading drawn right above the page's main figure; none in lecture mode, where the figure's own
+    title names it and the row goes to the figure and its Export (on a 720 px screen)."""
+    if not lecture_mode():
+        st.subheader(text)
+
+
 def question(key: str) -> None:
     """The question a page opens with: a paragraph normally; in lecture mode one line that opens on click (the
     lecturer says it; the figure gets the screen)."""

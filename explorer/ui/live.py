@@ -162,7 +162,7 @@ def draw_buttons(run: LiveRun) -> None:
     """Start, Pause, Step and Reset. While training has stopped (a non-finite loss until the learning rate changes,
     a divergence until Reset), Start and Step are off and say why: pressed, they would do nothing."""
     stopped = run.trainer.stopped is not None
-    with st.container(horizontal=True):          # a row that wraps, each button as wide as its label
+    with st.container(horizontal=True, vertical_alignment="center"):     # a row that wraps; buttons fit labels
         st.button(tr("lt.start"), on_click=run.start, type="primary", disabled=run.running or stopped,
                   key="train.start", icon=":material/play_arrow:", help=tr("lt.stopped_help") if stopped else None)
         st.button(tr("lt.pause"), on_click=run.pause, disabled=not run.running, key="train.pause",
@@ -170,6 +170,8 @@ def draw_buttons(run: LiveRun) -> None:
         st.button(tr("lt.step"), on_click=run.step, help=tr("lt.stopped_help" if stopped else "lt.step_help"),
                   key="train.step", disabled=stopped)
         st.button(tr("lt.reset"), on_click=run.reset, help=tr("lt.reset_help"), key="train.reset")
+        if not run.trainer.history:              # nothing trained yet: what to press, in the buttons' row
+            write(L.press_start())
 
 
 def running() -> bool:
@@ -202,8 +204,7 @@ def live_view() -> None:
     specs = L.figures(values(L), trainer)
     data = specs["training_entropy"].data()
     rows = data["rows"]
-    if not rows:                     # nothing trained yet: one line, and the maps get the screen
-        write(L.press_start())
+    if not rows:                     # nothing trained yet (what to press is said beside the buttons): the maps
         _maps(trainer, specs, data, main=True)
         return
     m1, m2, m3, m4, m5 = st.columns(5)

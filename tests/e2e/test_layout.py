@@ -62,6 +62,11 @@ function chartProblems(root, name) {
     if (a.querySelector('.annotation-arrow-g path') && !plots.some(inside))   // an answer's label: in its plot
       problems.push(`chart ${name}: the pointed label ${said} is not inside a plot`);
   });
+  root.querySelectorAll('.colorbar').forEach(bar => {        // a colour bar's title clear of its tick labels
+    const t = bar.querySelector('.cbtitle text');
+    if (t && [...bar.querySelectorAll('.cbaxis text, .ytick text')].some(k => box(k).width && overlap(box(k), box(t))))
+      problems.push(`chart ${name}: the colour bar's title "${t.textContent}" runs into its tick labels`);
+  });
   const title = root.querySelector('.gtitle');
   if (title) {
     const t = box(title);
@@ -95,6 +100,10 @@ MEASURE = "() => {" + CHART_CHECKS + """
   if (document.documentElement.scrollWidth > window.innerWidth + 1) out.problems.push('the page scrolls sideways');
   const chart = document.querySelector('[data-testid="stMain"] [data-testid="stPlotlyChart"]');
   out.chart = chart ? (({top, bottom, left, right}) => ({top, bottom, left, right}))(box(chart)) : null;
+  // the main figure's Export: the first export control after it in the page
+  const exports = [...document.querySelectorAll('[data-testid="stMain"] [class*="st-key-export"]')];
+  const own = chart && exports.find(e => chart.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING);
+  out.export = own ? box(own).bottom : null;
   out.plotShare = chart ? chartProblems(chart, 'main').plotShare : null;
   const sidebar = document.querySelector('[data-testid="stSidebar"]');
   out.sidebar = sidebar ? box(sidebar).right : 0;
@@ -165,6 +174,8 @@ def test_lecture_mode_fits_a_1280_by_720_projector(browser, server_url, lang, sc
                     problems.append(f"{name}: Previous / Next are not on screen")
                 if m["chart"] is None or m["chart"]["bottom"] > 720 or m["chart"]["right"] > 1280:
                     problems.append(f"{name}: the main figure does not fit on screen: {m['chart']}")
+                if m["export"] is None or m["export"] > 720:
+                    problems.append(f"{name}: the main figure's Export ends at {m['export']} px (> 720)")
                 if m["plotShare"] is not None and m["plotShare"] < 0.6:     # the plot, not the furniture around it
                     problems.append(f"{name}: the main figure's plot is {m['plotShare']:.0%} of its height (< 60 %)")
     finally:
@@ -240,6 +251,26 @@ def test_every_question_revealed_in_lecture_mode_keeps_its_figure_whole_and_on_s
     finally:
         context.close()
     assert revealed >= 7, f"only {revealed} pages asked a question"
+    assert not problems, "\n".join(problems)
+
+
+def test_softmax_at_either_end_of_d_keeps_its_figure_and_export_on_a_projector(browser, server_url):
+    """Softmax is a kernel at d = 1 and d = 256 (the slider's ends), lecture mode at 1280 x 720: the side-by-side
+    figure and its Export end on the screen."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    projector = context.new_page()
+    projector.set_default_timeout(60_000)
+    problems = []
+    try:
+        for d in (1, 256):
+            open_page(projector, f"{server_url}/softmax_kernel?lecture=1&predict=0&sk.d={d}")
+            m = projector.evaluate(MEASURE)
+            assert f"τ = {d ** 0.5:g}" in projector.locator(CHART).first.inner_text()    # the link's d was used
+            if m["chart"] is None or m["chart"]["bottom"] > 720 or m["export"] is None or m["export"] > 720:
+                problems.append(f"d = {d}: figure {m['chart']}, its Export ends at {m['export']} px")
+            problems += [f"d = {d}: {p}" for p in m["problems"]]
+    finally:
+        context.close()
     assert not problems, "\n".join(problems)
 
 

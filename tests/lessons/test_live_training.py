@@ -438,7 +438,7 @@ def test_the_live_runs_messages():
     assert said.values == {"place": 1, "waiting": 1, "k": 1} and said.tone == "info"
     run.pause()
     assert other.tick() == 0 and other.trainer.step_count > 0
-    assert lt_lesson.rebuilt(1).values == {"seed": 1} and lt_lesson.press_start().tone == "info"
+    assert lt_lesson.rebuilt(1).values == {"seed": 1} and lt_lesson.press_start().tone == "caption"
 
 
 @checks(lt_lesson.question_later)
