@@ -26,6 +26,7 @@ from .placement import (
     text_width,
     title_placement,
     two_lines,
+    wrap_text,
 )
 
 # The series colours: Okabe & Ito's colour-blind-safe set (their yellow is too faint for a line on white and their
@@ -307,7 +308,8 @@ def prepared(fig: go.Figure, style: Style, title_width: int | None = None, heigh
 
 def wrap_axis_titles(fig: go.Figure) -> go.Figure:
     """``fig`` with each vertical axis title longer than its plot is tall broken into two lines (a long rotated
-    title runs up into the figure's title): a copy when one changes, ``fig`` itself otherwise."""
+    title runs up into the figure's title), three when two are still longer (a short lecture-mode plot): a copy
+    when one changes, ``fig`` itself otherwise."""
     font = fig.layout.font.size or NORMAL.font_size
     margin = fig.layout.margin
     plot = (fig.layout.height or NORMAL.height) - (margin.t or 50) - (margin.b or 60)
@@ -315,9 +317,11 @@ def wrap_axis_titles(fig: go.Figure) -> go.Figure:
     for key in [k for k in fig.layout if k.startswith("yaxis")]:
         axis = fig.layout[key]
         lo, hi = axis.domain or (0, 1)
-        text = axis.title.text
-        if text and "<br>" not in text and 0.55 * font * text_width(text) > 0.95 * plot * (hi - lo):
+        text, room = axis.title.text, 0.95 * plot * (hi - lo) / (0.55 * font)      # in Latin-letter units
+        if text and "<br>" not in text and text_width(text) > room:
             long[key] = two_lines(text)
+            if max(text_width(line) for line in long[key].split("<br>")) > room:
+                long[key] = "<br>".join(wrap_text(text, math.ceil(text_width(text) / 3) + 2))
     if not long:
         return fig
     out = go.Figure(fig, _validate=VALIDATE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -11,6 +12,7 @@ from ..i18n import t
 from ..training.heads import metric_key
 from . import common
 from .common import heatmap_grid, lines
+from .placement import wrap_text
 from .style import NORMAL, PALETTE, Line, Style, figure, line_trace, log_ticks, series_look
 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
@@ -58,16 +60,19 @@ def entropy_figure(df: pd.DataFrame, n_layers: int, n_heads: int, ceiling: float
 
 def attention_maps_figure(maps: list[np.ndarray], style: Style = NORMAL, lang: str = "en",
                           x_title: str | None = None, y_title: str | None = None,
-                          block: tuple[int, int, int, int] | None = None) -> go.Figure:
+                          block: tuple[int, int, int, int] | None = None,
+                          layers: Sequence[int] | None = None) -> go.Figure:
     """Layer × head grid of attention maps on the held-out example, one colour scale (0 to 1), square cells;
     ``block`` = (first query, last query, first key, last key) is outlined on every map (the induction task's
-    repeat over its first copy)."""
-    n_layers, n_heads = len(maps), maps[0].shape[0]
-    mats = [maps[layer][h] for layer in range(n_layers) for h in range(n_heads)]
-    titles = [t("fig.layer_head", lang, layer=layer, head=h) for layer in range(n_layers) for h in range(n_heads)]
+    repeat over its first copy); ``layers``: only these layers' rows (a projector's one row, picked on the page)."""
+    layers = list(range(len(maps))) if layers is None else list(layers)
+    n_heads = maps[0].shape[0]
+    mats = [maps[layer][h] for layer in layers for h in range(n_heads)]
+    titles = [t("fig.layer_head", lang, layer=layer, head=h) for layer in layers for h in range(n_heads)]
     fig = heatmap_grid(mats, titles, None, None, t("fig.maps_title", lang), x_title or t("fig.key_position", lang),
                        y_title or t("fig.query_position", lang), cols=n_heads, zmax=1.0, style=style,
-                       height=max(320, 320 * n_layers), colorbar_title=t("fig.weight", lang), square=True, lang=lang)
+                       height=max(320, 320 * len(layers)), colorbar_title=t("fig.weight", lang), square=True,
+                       lang=lang)
     if block is not None:
         q0, q1, k0, k1 = block
         for i in range(len(mats)):
@@ -75,7 +80,8 @@ def attention_maps_figure(maps: list[np.ndarray], style: Style = NORMAL, lang: s
             fig.add_shape(type="rect", xref=f"x{k}", yref=f"y{k}", x0=k0 - 0.5, x1=k1 + 0.5, y0=q0 - 0.5,
                           y1=q1 + 0.5, line={"color": "#ffffff", "width": style.line_width * 0.75, "dash": "dot"})
         fig.add_trace({"type": "scatter", "x": [None], "y": [None], "mode": "lines", "showlegend": True,
-                       "name": t("fig.repeat_block", lang), "line": {"color": "#888888", "dash": "dot"}})
+                       "name": "<br>".join(wrap_text(t("fig.repeat_block", lang), 48)),     # (half a page wide)
+                       "line": {"color": "#888888", "dash": "dot"}})
         fig.update_layout(showlegend=True, margin_b=(fig.layout.margin.b or 60) + 40,
                           legend={"orientation": "h", "yref": "container", "y": 0.0, "yanchor": "bottom", "x": 0.0})
     return fig

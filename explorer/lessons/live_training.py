@@ -147,9 +147,12 @@ def _draw_entropy(r: dict, lang: str):
     return tfig.entropy_figure(pd.DataFrame(r["rows"]), r["n_layers"], r["n_heads"], r["ceiling"], lang=lang)
 
 
-@figure("training_head_maps", _training, cached=False)
+@figure("training_head_maps", _training, cached=False, marks=("layer",))
 def _draw_maps(r: dict, lang: str):
-    return tfig.attention_maps_figure(r["maps"], lang=lang, block=r.get("block"))
+    """Mark ``layer``: that layer's heads only (lecture mode's one row)."""
+    layer = r.get("layer")
+    return tfig.attention_maps_figure(r["maps"], lang=lang, block=r.get("block"),
+                                      layers=None if layer is None else [layer])
 
 
 

@@ -28,6 +28,7 @@ from .state import lang, lecture_mode, say, tr
 LIVE_MAIN_HEIGHT = 320          # px in lecture mode: the live charts under the buttons and metrics, on screen
 LIVE_FIRST_HEIGHT = 400         # px: the maps before the first step, when they are all there is under the buttons
 RUN = "train.run"               # the session's LiveRun
+MAPS_LAYER = "train.maps_layer"   # lecture mode: the layer whose heads the maps show
 
 
 def _load_task_defaults() -> None:
@@ -170,6 +171,11 @@ def draw_buttons(run: LiveRun) -> None:
         st.button(tr("lt.step"), on_click=run.step, help=tr("lt.stopped_help" if stopped else "lt.step_help"),
                   key="train.step", disabled=stopped)
         st.button(tr("lt.reset"), on_click=run.reset, help=tr("lt.reset_help"), key="train.reset")
+        layers = run.trainer.config.n_layers
+        if lecture_mode() and layers > 1 and not run.trainer.task.regression:    # the maps show one layer's row
+            st.segmented_control(tr("lt.maps_layer"), list(range(layers)), default=layers - 1, key=MAPS_LAYER,
+                                 format_func=lambda layer: tr("lt.layer_n", layer=layer), required=True,
+                                 label_visibility="collapsed")          # (the row stays the buttons' height)
         if not run.trainer.history:              # nothing trained yet: what to press, in the buttons' row
             write(L.press_start())
 
@@ -239,9 +245,13 @@ def live_view() -> None:
 
 
 def _maps(trainer, specs: dict, data: dict, main: bool) -> None:
-    """The attention maps on the held-out example (and, in-context regression, the example's fit)."""
+    """The attention maps on the held-out example (and, in-context regression, the example's fit); in lecture mode
+    one layer's heads (``MAPS_LAYER``, picked beside the buttons), in one row that a projector shows large."""
     if "icl_maps" not in specs:
-        show_spec(specs["training_head_maps"], data, key="maps",
+        layer = st.session_state.get(MAPS_LAYER) if main and trainer.config.n_layers > 1 else None
+        if layer is not None and layer >= trainer.config.n_layers:        # (a smaller model since the pick)
+            layer = trainer.config.n_layers - 1
+        show_spec(specs["training_head_maps"], data, key="maps", layer=layer,
                   main=main and (LIVE_MAIN_HEIGHT if trainer.history else LIVE_FIRST_HEIGHT))
         return
     icl = show_spec(specs["icl_maps"], key="maps", main=main and LIVE_MAIN_HEIGHT)

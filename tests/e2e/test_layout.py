@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from explorer.lessons import LESSONS
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, until
 from tests.e2e.test_browser import CHART, MAIN_SLIDER, wait_idle
 
 PAGES = ["", *(lesson.name for lesson in LESSONS)]         # "" = the landing page
@@ -272,6 +272,33 @@ def test_softmax_at_either_end_of_d_keeps_its_figure_and_export_on_a_projector(b
     finally:
         context.close()
     assert not problems, "\n".join(problems)
+
+
+def test_live_training_in_lecture_mode_draws_one_layers_heads_in_a_row(browser, server_url):
+    """Induction (2 layers x 2 heads) on a 1280 x 720 projector after ten steps: the maps show one layer's heads, in
+    one row, at 100 px a side or more (the whole 2 x 2 grid drew them at about 55 px), with nothing cut or
+    overlapping; the picker beside the buttons switches the layer."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    projector = context.new_page()
+    projector.set_default_timeout(60_000)
+    try:
+        open_page(projector, f"{server_url}/live_training?lecture=1&predict=0&train.task=induction")
+        projector.locator('.st-key-train-step button').first.click()
+        projector.wait_for_selector('[data-testid="stMetric"]')
+        settle(projector)
+        maps = projector.locator(CHART).first
+        sizes = maps.evaluate("c => [...c.querySelectorAll('.draglayer .nsewdrag')].map(p => "
+                              "Math.min(p.getBoundingClientRect().width, p.getBoundingClientRect().height))")
+        titles = maps.locator(".annotation-text").all_text_contents()
+        assert len(sizes) == 2 and min(sizes) >= 100, sizes
+        assert {"L1 H0", "L1 H1"} <= set(titles) and not any(t.startswith("L0") for t in titles), titles
+        problems = projector.evaluate(MEASURE)["problems"]
+        assert not problems, "\n".join(problems)
+        projector.get_by_text("layer 0", exact=True).click()
+        assert until(lambda: "L0 H0" in maps.locator(".annotation-text").all_text_contents()), "no map of layer 0"
+        projector.screenshot(path=str(ARTIFACTS / "lecture_live_training_layer0.png"))
+    finally:
+        context.close()
 
 
 def test_every_page_at_1400_px_every_chart_and_a_slider_move(browser, server_url):
