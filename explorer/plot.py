@@ -22,7 +22,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from . import lessons
-from .figures.common import heatmap
+from ._checks import integer_in
+from .figures.common import heatmap, lines
 from .figures.describe import with_description
 from .figures.regression import fit_figure, kernel_shapes_figure
 from .figures.style import LECTURE, restyle
@@ -30,9 +31,10 @@ from .figures.training import attention_maps_figure, entropy_figure
 from .i18n import t
 from .kernels import KERNELS
 from .lessons.params import defaults
+from .positional import SCHEMES, alibi_slopes, position_kernel
 from .regression import nadaraya_watson
 
-__all__ = ["attention", "entropy", "fit", "heads", "kernels", "lesson", "offline_html"]
+__all__ = ["attention", "entropy", "fit", "heads", "kernels", "lesson", "offline_html", "positional"]
 
 GRID_POINTS = 400              # points along x at which plot.fit draws each estimate
 
@@ -201,6 +203,54 @@ def kernels(*, names: Sequence[str] = tuple(KERNELS), lang: str = "en", lecture:
     2
     """
     return _finish(kernel_shapes_figure(list(names), lang=lang), lang, lecture)
+
+
+def positional(*, scheme: str, max_offset: int = 64, d: int = 64, base: float = 10000.0, n_heads: int = 8,
+               factor: float = 1.0, lang: str = "en", lecture: bool = False) -> go.Figure:
+    """Position as a kernel: what a position scheme makes of the offset i − j alone
+    (``explorer.positional.position_kernel``), against the offset.
+
+    Parameters
+    ----------
+    scheme : {"sinusoidal", "rope", "alibi"}
+        Sinusoidal: ``PE(i)·PE(j)``, which oscillates and never decays. RoPE: the expected ``q·k`` of a query and key
+        that are the same random vector, rotated to positions i and j (``factor`` > 1: position interpolation, the
+        same curve wider). ALiBi: each head's factor ``exp(−m_h·|i − j|)`` on the softmax weights, a bank of Laplace
+        kernels with bandwidths 1/m_h, one line per head.
+    max_offset : int
+        The offsets drawn: −max_offset to max_offset (1 to 100000).
+    d, base : int, float
+        The width (even) and base of the sinusoidal and RoPE frequencies.
+    n_heads : int
+        ALiBi's heads.
+    factor : float
+        RoPE's position interpolation factor.
+    lang : {"en", "zh"}
+    lecture : bool
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> fig = positional(scheme="alibi", n_heads=4, max_offset=8)
+    >>> len(fig.data), float(fig.data[0].y[8]), fig.layout.xaxis.title.text      # (offset 0: a factor of 1)
+    (4, 1.0, 'offset i − j (positions)')
+    """
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}.")
+    max_offset = integer_in(max_offset, "max_offset", 1, 100_000)
+    offsets = np.arange(-max_offset, max_offset + 1, dtype=float)
+    values = position_kernel(scheme, offsets, d=d, base=base, n_heads=n_heads, factor=factor).numpy()
+    if scheme == "alibi":
+        series = {t("fig.pos_head", lang, head=h, m=m, width=1 / m): values[h]
+                  for h, m in enumerate(alibi_slopes(n_heads).tolist())}
+    else:
+        series = {t("fig.pos_kernel", lang): values}
+    fig = lines(offsets, series, t(f"fig.pos_{scheme}_title", lang, d=d, factor=factor), t("fig.pos_offset", lang),
+                t(f"fig.pos_{scheme}_y", lang))
+    return _finish(fig, lang, lecture)
 
 
 def lesson(*, name: str, figure: str, settings: Mapping[str, Any] | None = None, lang: str = "en",

@@ -21,7 +21,7 @@ import torch
 
 from ._checks import integer_in, positive_number
 
-__all__ = ["alibi_bias", "alibi_slopes", "rope", "rope_angles", "sinusoidal"]
+__all__ = ["SCHEMES", "alibi_bias", "alibi_slopes", "position_kernel", "rope", "rope_angles", "sinusoidal"]
 
 
 def _frequencies(d: int, base: float, dtype=torch.float64) -> torch.Tensor:
@@ -202,3 +202,57 @@ def alibi_bias(n_heads: int, length: int, causal: bool = True, dtype: torch.dtyp
     if causal:
         bias = bias.masked_fill((distance < 0)[None], float("-inf"))
     return bias.to(dtype)
+
+
+SCHEMES = ("sinusoidal", "rope", "alibi")
+
+
+def position_kernel(scheme: str, offsets, d: int = 64, base: float = 10000.0, n_heads: int = 8,
+                    factor: float = 1.0) -> torch.Tensor:
+    """What each scheme makes of the offset i - j alone: the kernel it puts on positions.
+
+    Parameters
+    ----------
+    scheme : {"sinusoidal", "rope", "alibi"}
+        ``sinusoidal``: ``PE(i)·PE(j) = Σ_k cos(ω_k (i - j))``, the dot product of two rows of ``sinusoidal`` (it
+        oscillates and never decays). ``rope``: the expected ``rope(q)_i · rope(q)_j`` for a q with independent
+        N(0, 1) entries, ``Σ_k 2 cos(ω_k (i - j) / factor)`` (its average decays with distance, with ripples);
+        ``factor`` > 1 is position interpolation, the same kernel ``factor`` times wider. ``alibi``: each head's
+        factor on the softmax weights, ``exp(-m_h |i - j|)``: a Laplace kernel of bandwidth 1/m_h, one row per head.
+    offsets : array_like of float
+        The offsets i - j.
+    d : int
+        The vectors' width (even, 2 to 65536): ``ω_k = base^(-2k/d)``, one frequency per pair of dimensions.
+    base : float
+    n_heads : int
+        ALiBi's head count (its slopes: ``alibi_slopes``).
+    factor : float
+        RoPE's position interpolation factor (positive; 1: none).
+
+    Returns
+    -------
+    torch.Tensor, float64
+        Shape (len(offsets),); for ALiBi (n_heads, len(offsets)).
+
+    Examples
+    --------
+    >>> position_kernel("sinusoidal", [0.0], d=8).tolist()        # d/2 pairs, each cos 0
+    [4.0]
+    >>> [round(v, 4) for v in position_kernel("alibi", [0.0, 2.0], n_heads=8)[0].tolist()]     # m = 1/2
+    [1.0, 0.3679]
+    """
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}.")
+    k = torch.as_tensor(offsets, dtype=torch.float64).reshape(-1)
+    if not torch.isfinite(k).all():
+        raise ValueError("offsets must be finite numbers.")
+    if scheme == "alibi":
+        return torch.exp(-alibi_slopes(n_heads)[:, None] * k.abs()[None, :])
+    d = integer_in(d, "d", 2, 65_536)
+    if d % 2:
+        raise ValueError(f"d must be even (one frequency per pair of dimensions), got {d}.")
+    omega = _frequencies(d, positive_number(base, "base"))
+    if scheme == "sinusoidal":
+        return torch.cos(k[:, None] * omega[None, :]).sum(1)
+    factor = positive_number(factor, "factor")
+    return 2.0 * torch.cos(k[:, None] * omega[None, :] / factor).sum(1)

@@ -12,6 +12,7 @@ from .heads import (
     metric_key,
     uniform_scores,
 )
+from .lengths import evaluate_lengths, length_cap
 from .model import ModelConfig, TinyTransformer, generate
 from .tasks import TASKS, Batch, Task, TaskDefaults, make_task
 from .trainer import SCHEDULES, TEMPERATURE_SCHEDULES, TemperatureSchedule, Trainer, diverged, learning_rate
@@ -32,6 +33,7 @@ __all__ = [
     "ablate",
     "copying_score",
     "diverged",
+    "evaluate_lengths",
     "generate",
     "head_importance",
     "head_metrics",
@@ -41,6 +43,7 @@ __all__ = [
     "head_warnings",
     "k_composition",
     "learning_rate",
+    "length_cap",
     "make_task",
     "metric_key",
     "ov_circuit",

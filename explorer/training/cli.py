@@ -31,9 +31,10 @@ import torch
 
 from .. import incontext, incontext_direction
 from ..cli import Parser, progress
-from . import TASKS, Trainer, make_task
+from . import TASKS, Trainer
 from .circuits import copying_score, head_importance, k_composition, ov_circuit
 from .heads import head_scores, metric_key
+from .lengths import MAX_LENGTH, check_lengths, evaluate_lengths
 from .model import POSITIONS
 
 
@@ -129,44 +130,16 @@ def head_table(trainer: Trainer, eval_seed: int = 2024, size: int = 128) -> list
 
 def eval_lengths(text: str | None, task: str) -> list[int]:
     """``--eval-lengths`` read as lengths the task can be made at with its training vocabulary (a sentence for
-    anything else)."""
+    anything else: ``lengths.check_lengths``)."""
     if text is None:
         return []
     try:
         lengths = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
         raise ValueError(f"--eval-lengths must be whole numbers separated by commas, got {text!r}.") from None
-    if not lengths or any(not 2 <= n <= 1024 for n in lengths):
-        raise ValueError(f"--eval-lengths must be from 2 to 1024, got {text!r}.")
-    vocab = make_task(task).vocab
-    grown = [n for n in lengths if make_task(task, n).vocab != vocab]
-    if grown:
-        raise ValueError(f"{task} needs more distinct tokens than the model knows at length {grown[0]}: pick "
-                         f"lengths up to {vocab}.")
-    return lengths
-
-
-def length_table(trainer: Trainer, lengths: list[int], size: int = 256, eval_seed: int = 2024) -> list[dict]:
-    """The trained model on fresh batches of its task at each length: one row per length with the loss and the
-    accuracy (token tasks), or a note where the model cannot run (learned positions end at the training length).
-    The question the Position lesson asks: which schemes keep working past the length they were trained at."""
-    cfg, rows = trainer.config, []
-    for n in lengths:
-        row = {"position": cfg.position, "train_length": trainer.task.seq_len, "eval_length": n,
-               "loss": "", "accuracy": "", "note": ""}
-        if cfg.position == "learned" and n > cfg.seq_len:
-            row["note"] = f"learned positions end at {cfg.seq_len}"
-        else:
-            task = make_task(trainer.task.name, n)
-            batch = task.batch(size, torch.Generator().manual_seed(eval_seed)).to(trainer.device)
-            trainer.model.eval()
-            with torch.inference_mode():
-                out, _ = trainer.model(batch.inputs, batch.attn_mask, temperature=trainer.temperature)
-                row["loss"] = float(task.loss(out, batch))
-                accuracy = task.accuracy(out, batch)
-                row["accuracy"] = "" if accuracy is None else accuracy
-        rows.append(row)
-    return rows
+    if not lengths or any(not 2 <= n <= MAX_LENGTH for n in lengths):
+        raise ValueError(f"--eval-lengths must be from 2 to {MAX_LENGTH}, got {text!r}.")
+    return check_lengths(task, lengths)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -211,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {trainer.stopped}", file=sys.stderr)
         return 1
     for path, table in ((args.heads_out, head_table), (args.eval_out if lengths else None,
-                                                        lambda t: length_table(t, lengths))):
+                                                        lambda t: evaluate_lengths(t, lengths))):
         if path:
             rows = table(trainer)
             with open(path, "w", newline="") as fh:

@@ -216,3 +216,70 @@ def test_without_positions_a_bidirectional_model_sees_a_set():
             out, _ = model(tokens)
             permuted, _ = model(tokens[:, perm])
         assert torch.allclose(permuted, out[:, perm], atol=1e-5) == equivariant, position
+
+
+@pytest.mark.parametrize("d, base", [(2, 10000.0), (16, 10000.0), (64, 100.0)])
+def test_the_sinusoidal_kernel_is_the_dot_product_of_the_tables_rows(d, base):
+    """position_kernel("sinusoidal") at offset k against PE(i)·PE(i - k) from the table itself, for every i of a
+    64-long table: one value per offset, whatever i."""
+    from explorer.positional import position_kernel
+
+    pe = sinusoidal(64, d, base, dtype=torch.float64)
+    gram = pe @ pe.T
+    for k in range(-20, 21):
+        pairs = [float(gram[i, i - k]) for i in range(64) if 0 <= i - k < 64]
+        assert max(abs(p - float(position_kernel("sinusoidal", [k], d=d, base=base))) for p in pairs) < 1e-9
+
+
+@pytest.mark.parametrize("factor", [1.0, 4.0])
+def test_the_rope_kernel_is_the_expected_score_of_a_random_query_with_itself(factor):
+    """E[rope(q)_i · rope(q)_j] for q with independent N(0, 1) entries is the sum over the basis vectors e_a of
+    rope(e_a)_i · rope(e_a)_j (E[q_a q_b] = 1 when a = b, else 0): computed with ``rope`` at positions i/factor and
+    j/factor (position interpolation), it equals position_kernel("rope") at i - j; and a factor of 4 is the same
+    curve 4 times wider."""
+    from explorer.positional import position_kernel
+
+    d = 16
+    eye = torch.eye(d, dtype=torch.float64)
+    for i, j in [(0, 0), (5, 2), (2, 5), (30, 1), (7, 40)]:
+        at_i = rope(eye, torch.full((d,), i / factor, dtype=torch.float64))
+        at_j = rope(eye, torch.full((d,), j / factor, dtype=torch.float64))
+        expected = float((at_i * at_j).sum())
+        assert abs(float(position_kernel("rope", [i - j], d=d, factor=factor)) - expected) < 1e-9
+    wide = position_kernel("rope", [12.0, 40.0], d=d, factor=4.0)
+    assert torch.allclose(wide, position_kernel("rope", [3.0, 10.0], d=d))
+
+
+@pytest.mark.parametrize("n_heads", [1, 6, 8])
+def test_the_alibi_kernel_is_the_factor_its_bias_puts_on_the_weights(n_heads):
+    """exp of alibi_bias (both sides) at (i, j) equals position_kernel("alibi") at i - j, head by head: a Laplace
+    kernel exp(-|i - j| / w) with w = 1/m_h."""
+    from explorer.positional import position_kernel
+
+    bias = alibi_bias(n_heads, 12, causal=False, dtype=torch.float64)
+    kernel = position_kernel("alibi", range(-11, 12), n_heads=n_heads)
+    for i in range(12):
+        for j in range(12):
+            assert torch.allclose(torch.exp(bias[:, i, j]), kernel[:, i - j + 11])
+    widths = 1 / alibi_slopes(n_heads)
+    assert torch.allclose(kernel[:, 11 + 3], torch.exp(-3 / widths))
+
+
+def test_position_kernel_and_its_figure_refuse_what_they_cannot_draw():
+    """An unknown scheme, an odd width and a non-finite offset are refused with a sentence; plot.positional draws
+    exactly the kernel's values, one line per ALiBi head, with its axes titled."""
+    from explorer import plot
+    from explorer.positional import position_kernel
+
+    for call, said in [(lambda: position_kernel("cosine", [0]), "one of"),
+                       (lambda: position_kernel("rope", [0], d=7), "even"),
+                       (lambda: position_kernel("sinusoidal", [float("nan")]), "finite"),
+                       (lambda: plot.positional(scheme="xpos"), "one of"),
+                       (lambda: plot.positional(scheme="rope", max_offset=0), "max_offset")]:
+        with pytest.raises(ValueError, match=said):
+            call()
+    fig = plot.positional(scheme="rope", max_offset=10, d=32, factor=2.0, lang="zh")
+    assert list(fig.data[0].x) == list(range(-10, 11))
+    assert torch.allclose(torch.as_tensor(fig.data[0].y), position_kernel("rope", range(-10, 11), d=32, factor=2.0))
+    assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text and "32" in fig.layout.title.text
+    assert len(plot.positional(scheme="alibi", n_heads=6).data) == 6

@@ -9,6 +9,7 @@ import torch
 
 from explorer.attention import entropy
 from explorer.training import (
+    TASKS,
     ModelConfig,
     TemperatureSchedule,
     TinyTransformer,
@@ -454,7 +455,8 @@ def test_cli_writes_the_table_of_lengths_past_the_training_length(tmp_path):
     """--position and --eval-lengths: one row per length; the loss at each is the task's cross-entropy on fresh
     batches of that length, recomputed here from the model's logits; learned positions get a note past their
     table instead of a number."""
-    from explorer.training.cli import length_table, main
+    from explorer.training import evaluate_lengths
+    from explorer.training.cli import main
 
     out, table = tmp_path / "run.csv", tmp_path / "lengths.csv"
     assert main(["--task", "reverse", "--steps", "20", "--position", "alibi", "--out", str(out),
@@ -466,7 +468,7 @@ def test_cli_writes_the_table_of_lengths_past_the_training_length(tmp_path):
     for position in ("learned", "rope"):
         trainer = Trainer.for_task("reverse", seed=0, position=position)
         trainer.step(5)
-        got = length_table(trainer, [12, 24], size=16)
+        got = evaluate_lengths(trainer, [12, 24], size=16)
         batch = make_task("reverse", 12).batch(16, torch.Generator().manual_seed(2024))
         with torch.no_grad():
             logits, _ = trainer.model(batch.inputs)
@@ -476,3 +478,34 @@ def test_cli_writes_the_table_of_lengths_past_the_training_length(tmp_path):
             assert got[1]["loss"] == "" and "learned positions end at 12" in got[1]["note"]
         else:
             assert math.isfinite(got[1]["loss"]) and got[1]["note"] == ""
+
+
+def test_each_tasks_length_cap_is_the_longest_length_its_vocabulary_allows():
+    """length_cap against a scan of every length from 2 to 1024: the largest at which the task keeps the vocabulary
+    it trains with, and the vocabulary never comes back after it grows."""
+    from explorer.training import length_cap
+
+    for name in TASKS:
+        vocab = make_task(name).vocab
+        same = [n for n in range(2, 1025) if make_task(name, n).vocab == vocab]
+        assert length_cap(name) == max(same) and same == list(range(2, max(same) + 1)), name
+    assert length_cap("induction") == 64
+
+
+def test_evaluate_lengths_refuses_a_length_past_the_cap_and_leaves_the_model_as_it_was():
+    """A length past the task's cap, a length below 2 and no lengths at all are each refused with a sentence that
+    says what is allowed; evaluating leaves the model in the mode it was in and its weights untouched."""
+    from explorer.training import evaluate_lengths
+
+    trainer = Trainer.for_task("induction", seed=0)
+    with pytest.raises(ValueError, match="up to 64"):
+        evaluate_lengths(trainer, [32, 65])
+    with pytest.raises(ValueError, match="length"):
+        evaluate_lengths(trainer, [1])
+    with pytest.raises(ValueError, match="at least one length"):
+        evaluate_lengths(trainer, [])
+    before = {k: v.clone() for k, v in trainer.model.state_dict().items()}
+    trainer.model.train()
+    rows = evaluate_lengths(trainer, [32, 64], size=4)
+    assert trainer.model.training and [r["eval_length"] for r in rows] == [32, 64]
+    assert all(torch.equal(v, trainer.model.state_dict()[k]) for k, v in before.items())
