@@ -76,10 +76,13 @@ with lesson_page(L, question="kr.question"):
     loo_curve(data, loo, asked if revealed.shown else None)
     write(L.loo_ends_caption(loo, kernel))
     c1, c2 = st.columns(2)
-    with c1:                            # (a kernel that ignores h has no optimum to offer)
-        st.metric(tr("kr.optimum"), "—" if L.ignores_h(kernel) else f"{loo['optimum']:.3g}")
-        if not L.ignores_h(kernel):
-            set_bandwidth_button(tr("kr.use_optimum", h=loo['optimum']), loo["optimum"], key="use_optimum")
+    with c1:                            # (a kernel that ignores h, or a curve flat below its minimum: no optimum)
+        if loo["flat"] is not None and not L.ignores_h(kernel):
+            st.metric(tr("kr.optimum_flat"), f"{loo['flat']:.3g}", help=tr("kr.optimum_flat_help"))
+        else:
+            st.metric(tr("kr.optimum"), "—" if L.ignores_h(kernel) else f"{loo['optimum']:.3g}")
+            if not L.ignores_h(kernel):
+                set_bandwidth_button(tr("kr.use_optimum", h=loo['optimum']), loo["optimum"], key="use_optimum")
     with c2:
         st.metric(tr("kr.silverman"), f"{loo['silverman']:.3g}")
         set_bandwidth_button(tr("kr.use_silverman", h=loo['silverman']), loo["silverman"],

@@ -47,8 +47,9 @@ def kernel_shapes_figure(kernel_names: Sequence[str], style: Style = NORMAL, lan
 def loo_cv_figure(bandwidths: np.ndarray, scores: Mapping[str, np.ndarray], current: float,
                   optimum: float | None, silverman: float | None, style: Style = NORMAL,
                   lang: str = "en", x_by_series: Mapping[str, np.ndarray] | None = None,
-                  answer: Mapping | None = None) -> go.Figure:
-    """Leave-one-out MSE against bandwidth (log axes) with the current/optimal/Silverman h marked.
+                  answer: Mapping | None = None, flat: float | None = None) -> go.Figure:
+    """Leave-one-out MSE against bandwidth (log axes) with the current/optimal/Silverman h marked; ``flat``: the
+    curve is flat below this h (``bandwidth.flat_below``), which is marked instead of an optimum it does not have.
 
     ``x_by_series`` draws a series against its own x values (kernels compared at equal effective width,
     each against the first kernel's equivalent bandwidth); ``answer`` (``lessons.loo_question``): the bandwidths a
@@ -59,6 +60,7 @@ def loo_cv_figure(bandwidths: np.ndarray, scores: Mapping[str, np.ndarray], curr
         x = bandwidths if x_by_series is None else x_by_series[label]
         traces.append(series_trace(x, s, label, i, style, mode="lines+markers"))
     marks = [(t("fig.current_h", lang), current, "#444444", "solid"),
+             (t("fig.loo_flat", lang), flat, PALETTE[5], "dash") if flat is not None else
              (t("fig.loo_optimum", lang), optimum, PALETTE[5], "dash"),
              (t("fig.silverman", lang), silverman, PALETTE[4], "dot")]
     refs = []

@@ -101,6 +101,7 @@ def _draw_loo(d: dict, lang: str):
     first = next(iter(d["scores"]))            # the chosen kernel; one that ignores h has no optimum to mark
     return rfig.loo_cv_figure(d["bandwidths"], {name[k]: s for k, s in d["scores"].items()}, current=d["current"],
                               optimum=None if ignores_h(first) else d["optimum"], silverman=d["silverman"], lang=lang,
+                              flat=None if ignores_h(first) else d["flat"],
                               x_by_series={name[k]: x for k, x in d["x_of"].items()} if d["shift"] else None,
                               answer=d.get("answer"))
 

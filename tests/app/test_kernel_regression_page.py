@@ -188,3 +188,27 @@ def test_each_kernels_optimum_is_computed_when_the_width_rule_is_opened_not_befo
     at.run()
     assert_clean(at)
     assert len(cache.loo_optimum.kept) == 5 and any(said in m.value for m in at.markdown)
+
+
+def test_a_curve_flat_below_its_minimum_names_no_optimum():
+    """d2l, 10 points, seed 0: the Gaussian smoother's leave-one-out curve is flat below its minimum (found here
+    with bandwidth.flat_below on the same points). The tile then says where the flat stretch ends instead of naming
+    an optimum, offers no 'Use the optimum', and the LOO chart's legend marks the flat stretch, not an optimum; on
+    the default data (a curve with a dip) the optimum is named, as before."""
+    from explorer.bandwidth import flat_below, select_bandwidth
+    from explorer.data import make_dataset
+    from explorer.i18n import t
+
+    at = page("kernel_regression")
+    assert at.metric[0].label == t("kr.optimum", "en") and at.button(key="use_optimum")
+    at.selectbox(key="data.name").set_value("d2l").run()
+    at.slider(key="data.n").set_value(10).run()
+    assert_clean(at)
+    data = make_dataset("d2l", n=10, noise=at.session_state["data.noise"], seed=at.session_state["data.seed"])
+    edge = flat_below(data.x, data.y, "gaussian", select_bandwidth(data.x, data.y, "gaussian"))
+    assert edge is not None
+    assert at.metric[0].label == t("kr.optimum_flat", "en") and at.metric[0].value == f"{edge:.3g}"
+    assert not [b for b in at.button if b.key == "use_optimum"]
+    names = [trace.get("name", "") for trace in chart_data(at, "loo")]
+    assert any(n.startswith(t("fig.loo_flat", "en")) for n in names)
+    assert not any(n.startswith(t("fig.loo_optimum", "en")) for n in names)
