@@ -87,7 +87,8 @@ with lesson_page(L, question="ah.question"):
     revealed = prediction(question)
     draw(L.SWEEP)
     asked = ends["large_h"] if revealed.shown else None     # the bandwidth the question asked about, among the panels
-    show_spec(L.figures(values(L), data, asked)["sigma_sweep"], key="sweep",
-              answer=(asked, say(question.mark())) if revealed.shown else None)
+    sweep = show_spec(L.figures(values(L), data, asked)["sigma_sweep"], key="sweep",
+                      answer=(asked, say(question.mark())) if revealed.shown else None)
+    write(L.sweep_caption(sweep))
 
     what_to_notice(data, ends)

@@ -87,9 +87,10 @@ def _sweep(data: Mapping, kernel: str, bandwidths: tuple[float, ...], n_queries:
     panels = []
     for b in sorted(bandwidths):
         full = _weights(data, kernel, b, n_queries)
-        z, rows, cols, _ = common.downsample(full["weights"], full["x_query"], full["x_key"],
-                                             common.MAX_DISPLAY_CELLS // len(bandwidths))
-        panels.append({"h": b, "weights": z, "x_query": rows, "x_key": cols})
+        z, rows, cols, factor = common.downsample(full["weights"], full["x_query"], full["x_key"],
+                                                  common.MAX_DISPLAY_CELLS // len(bandwidths))
+        panels.append({"h": b, "weights": z, "x_query": rows, "x_key": cols, "factor": factor,
+                       "shape": full["weights"].shape})
     return {"kernel": kernel, "panels": panels}
 
 
@@ -216,6 +217,17 @@ def size_caption(res: Mapping) -> Say:
     w = res["weights"]
     extra = Message("ah.downsampled", factor=display_factor(w), limit=DISPLAY_CELLS) if display_factor(w) > 1 else ""
     return Say("ah.size", tone="caption", m=w.shape[0], n=w.shape[1], cells=w.size, downsampled=extra)
+
+
+@says("ah.sweep_averaged")
+def sweep_caption(sweep: Mapping) -> Say | None:
+    """Under the sweep, when its panels are block-averaged to share the cells one figure draws: by how much (the
+    matrices behind them are whole); nothing when every weight is drawn."""
+    panel = sweep["panels"][0]
+    if panel["factor"] == 1:
+        return None
+    return Say("ah.sweep_averaged", tone="caption", factor=panel["factor"], m=panel["shape"][0], n=panel["shape"][1],
+               panels=len(sweep["panels"]))
 
 
 @says("ah.no_support_caption")

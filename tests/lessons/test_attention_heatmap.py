@@ -211,3 +211,24 @@ def test_the_size_caption_counts_the_matrix_and_says_when_it_is_averaged(setting
         m, n = len(xq), len(data["x"])
         assert (said.values["m"], said.values["n"], said.values["cells"]) == (m, n, m * n)
         assert (said.values["downsampled"] != "") == (m * n > AH.DISPLAY_CELLS), values
+
+
+@checks(AH.sweep_caption, over=(N, AH.N_QUERIES, AH.SWEEP))
+def test_the_sweep_says_when_its_panels_are_block_averaged(settings):
+    """ah.sweep_averaged: said exactly when a panel has fewer cells than its full matrix (queries × keys, counted
+    here from the data), with the factor by which each axis shrank (the full size over the drawn one, rounded down
+    to a power of two) and the panel count; nothing when every weight is drawn."""
+    averaged = 0
+    for values in settings:
+        data = data_of(values)
+        m, n = values[AH.N_QUERIES.key], len(data["x"])
+        sweep = AH.figures(values, data)["sigma_sweep"].data()
+        drawn = sweep["panels"][0]["weights"].shape
+        said = AH.sweep_caption(sweep)
+        assert (said is None) == (drawn == (m, n)), values
+        if said is not None:
+            assert said.values["factor"] == m // drawn[0] == n // drawn[1] and said.values["factor"] > 1
+            assert (said.values["m"], said.values["n"], said.values["panels"]) == (m, n, len(sweep["panels"]))
+            averaged += 1
+    assert averaged, "no setting averaged the sweep: the caption was never checked"
+
