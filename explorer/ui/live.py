@@ -8,6 +8,7 @@ session's state; what the page says is ``explorer.lessons.live_training``'s. Thi
 from __future__ import annotations
 
 import uuid
+from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
@@ -25,7 +26,7 @@ from .layout import write
 from .predict import prediction
 from .state import lang, lecture_mode, say, tr
 
-LIVE_MAIN_HEIGHT = 320          # px in lecture mode: the live charts under the buttons and metrics, on screen
+LIVE_MAIN_HEIGHT = 306          # px in lecture mode: the live charts under the buttons and metrics, on screen
 LIVE_FIRST_HEIGHT = 400         # px: the maps before the first step, when they are all there is under the buttons
 RUN = "train.run"               # the session's LiveRun
 MAPS_LAYER = "train.maps_layer"   # lecture mode: the layer whose heads the maps show
@@ -213,16 +214,8 @@ def live_view() -> None:
     if not rows:                     # nothing trained yet (what to press is said beside the buttons): the maps
         _maps(trainer, specs, data, main=True)
         return
-    m1, m2, m3, m4, m5 = st.columns(5)
-    last = rows[-1]
-    m1.metric(tr("lt.m_step"), data["step_count"])
-    # after a stop, the tile shows the last step's loss and says so: a good one after a non-finite loss (the message
-    # names the bad value), the diverged one after a divergence
-    m2.metric(tr("lt.m_loss") if not trainer.stopped else tr("lt.m_loss_stopped")
-              if trainer.stopped.key == "train.stopped_diverged" else tr("lt.m_loss_last"), compact(last["loss"]))
-    m3.metric(tr("lt.m_acc"), tr("lt.m_none") if np.isnan(last["accuracy"]) else f"{last['accuracy']:.1%}")
-    m4.metric(tr("lt.m_lr"), f"{last['lr']:.2g}")
-    m5.metric(tr("lt.m_temp"), f"{last['temperature']:.2g}")
+    with st.container(key="live-metrics") if lecture_mode() else nullcontext():     # (compact: lecture.css)
+        _metrics(trainer, data)
     left, right = st.columns(2)
     if lecture_mode():           # the attention maps (the point of the lesson) on screen, beside the entropy
         with left:
@@ -242,6 +235,20 @@ def live_view() -> None:
     write(L.scores_caption(trainer))
     if not lecture_mode():
         _maps(trainer, specs, data, main=False)
+
+
+def _metrics(trainer, data: dict) -> None:
+    """Step, loss, accuracy, learning rate and temperature of the last step, in one row of tiles."""
+    m1, m2, m3, m4, m5 = st.columns(5)
+    last = data["rows"][-1]
+    m1.metric(tr("lt.m_step"), data["step_count"])
+    # after a stop, the tile shows the last step's loss and says so: a good one after a non-finite loss (the message
+    # names the bad value), the diverged one after a divergence
+    m2.metric(tr("lt.m_loss") if not trainer.stopped else tr("lt.m_loss_stopped")
+              if trainer.stopped.key == "train.stopped_diverged" else tr("lt.m_loss_last"), compact(last["loss"]))
+    m3.metric(tr("lt.m_acc"), tr("lt.m_none") if np.isnan(last["accuracy"]) else f"{last['accuracy']:.1%}")
+    m4.metric(tr("lt.m_lr"), f"{last['lr']:.2g}")
+    m5.metric(tr("lt.m_temp"), f"{last['temperature']:.2g}")
 
 
 def _maps(trainer, specs: dict, data: dict, main: bool) -> None:

@@ -276,8 +276,9 @@ def test_softmax_at_either_end_of_d_keeps_its_figure_and_export_on_a_projector(b
 
 def test_live_training_in_lecture_mode_draws_one_layers_heads_in_a_row(browser, server_url):
     """Induction (2 layers x 2 heads) on a 1280 x 720 projector after ten steps: the maps show one layer's heads, in
-    one row, at 100 px a side or more (the whole 2 x 2 grid drew them at about 55 px), with nothing cut or
-    overlapping; the picker beside the buttons switches the layer."""
+    one row, at 90 px a side or more (the whole 2 x 2 grid drew them at about 55 px), with nothing cut or
+    overlapping; the maps' and the entropy chart's Export end on the screen (the step's numbers above them are one
+    compact row); the picker beside the buttons switches the layer."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     projector = context.new_page()
     projector.set_default_timeout(60_000)
@@ -290,10 +291,14 @@ def test_live_training_in_lecture_mode_draws_one_layers_heads_in_a_row(browser, 
         sizes = maps.evaluate("c => [...c.querySelectorAll('.draglayer .nsewdrag')].map(p => "
                               "Math.min(p.getBoundingClientRect().width, p.getBoundingClientRect().height))")
         titles = maps.locator(".annotation-text").all_text_contents()
-        assert len(sizes) == 2 and min(sizes) >= 100, sizes
+        assert len(sizes) == 2 and min(sizes) >= 90, sizes
         assert {"L1 H0", "L1 H1"} <= set(titles) and not any(t.startswith("L0") for t in titles), titles
         problems = projector.evaluate(MEASURE)["problems"]
         assert not problems, "\n".join(problems)
+        exports = projector.evaluate("() => [...document.querySelectorAll('[data-testid=\"stMain\"] "
+                                     "[class*=\"st-key-export\"]')].slice(0, 2)"
+                                     ".map(e => e.getBoundingClientRect().bottom)")
+        assert len(exports) == 2 and max(exports) <= 720, exports
         projector.get_by_text("layer 0", exact=True).click()
         assert until(lambda: "L0 H0" in maps.locator(".annotation-text").all_text_contents()), "no map of layer 0"
         projector.screenshot(path=str(ARTIFACTS / "lecture_live_training_layer0.png"))
