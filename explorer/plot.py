@@ -31,7 +31,7 @@ from .figures.training import attention_maps_figure, entropy_figure
 from .i18n import t
 from .kernels import KERNELS
 from .lessons.params import defaults
-from .positional import SCHEMES, alibi_slopes, position_kernel
+from .positional import alibi_slopes, position_kernel
 from .regression import nadaraya_watson
 
 __all__ = ["attention", "entropy", "fit", "heads", "kernels", "lesson", "offline_html", "positional"]
@@ -238,8 +238,6 @@ def positional(*, scheme: str, max_offset: int = 64, d: int = 64, base: float = 
     >>> len(fig.data), float(fig.data[0].y[8]), fig.layout.xaxis.title.text      # (offset 0: a factor of 1)
     (4, 1.0, 'offset i − j (positions)')
     """
-    if scheme not in SCHEMES:
-        raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}.")
     max_offset = integer_in(max_offset, "max_offset", 1, 100_000)
     offsets = np.arange(-max_offset, max_offset + 1, dtype=float)
     values = position_kernel(scheme, offsets, d=d, base=base, n_heads=n_heads, factor=factor).numpy()

@@ -19,7 +19,7 @@ import streamlit as st
 from ..figures.poll import rounds_figure
 from ..i18n import LANGUAGES, in_lang
 from ..outside import Outside
-from ..polls import CLOSED, MAX_ROUNDS, REVEALED, SHOWN, VOTING, Poll, PollError, lettered, store_from_env
+from ..polls import CLOSED, LETTERS, MAX_ROUNDS, REVEALED, SHOWN, VOTING, Poll, PollError, lettered, store_from_env
 from .figure import show
 from .state import lang, lecture_mode, take_room, tr
 
@@ -155,7 +155,7 @@ def _panel(key: str) -> None:
             else:                             # how many have answered; what A, B, C are, for a class looking up
                 st.markdown(f"#### {tr('poll.count', n=count, round=poll.round)}")
                 with st.container(key=f"poll-choices-{key.replace('.', '-')}"):
-                    st.markdown("  \n".join(f"**{line[0]}**{line[1:]}" for line in lettered(choices)))
+                    st.markdown("  \n".join(f"**{LETTERS[i]}**  {choice}" for i, choice in enumerate(choices)))
         with st.container(horizontal=True):
             st.button(tr("poll.show"), key=f"poll.{key}.show", disabled=poll.phase != VOTING,
                       on_click=_act, args=(key, "show"), type="primary")

@@ -195,7 +195,7 @@ def test_a_curve_flat_below_its_minimum_names_no_optimum():
     with bandwidth.flat_below on the same points). The tile then says where the flat stretch ends instead of naming
     an optimum, offers no 'Use the optimum', and the LOO chart's legend marks the flat stretch, not an optimum; on
     the default data (a curve with a dip) the optimum is named, as before."""
-    from explorer.bandwidth import flat_below, select_bandwidth
+    from explorer.bandwidth import flat_below, search_grid, select_bandwidth
     from explorer.data import make_dataset
     from explorer.i18n import t
 
@@ -207,6 +207,15 @@ def test_a_curve_flat_below_its_minimum_names_no_optimum():
     data = make_dataset("d2l", n=10, noise=at.session_state["data.noise"], seed=at.session_state["data.seed"])
     edge = flat_below(data.x, data.y, "gaussian", select_bandwidth(data.x, data.y, "gaussian"))
     assert edge is not None
+
+    def loo(h):                         # leave-one-out MSE written out: each point from the others' Gaussian weights
+        logits = -0.5 * ((data.x[:, None] - data.x[None, :]) / h) ** 2
+        np.fill_diagonal(logits, -np.inf)
+        w = np.exp(logits - logits.max(1, keepdims=True))       # (shifted: at small h every weight underflows)
+        return float(np.mean((w @ data.y / w.sum(1) - data.y) ** 2))
+
+    below = [h for h in search_grid(data.x, "gaussian") if h <= edge]
+    assert len(below) > 1 and max(abs(loo(h) / loo(below[0]) - 1) for h in below) < 1e-6    # flat up to the edge
     assert at.metric[0].label == t("kr.optimum_flat", "en") and at.metric[0].value == f"{edge:.3g}"
     assert not [b for b in at.button if b.key == "use_optimum"]
     names = [trace.get("name", "") for trace in chart_data(at, "loo")]
