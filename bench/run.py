@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -838,6 +839,48 @@ def bench_icl_bandwidth():
         "(σ = 0.3, n = 32)", f"{point:.1f} s / {sweep:.1f} s / {direction:.1f} s", "one point <= 5 s", point <= 5.0)
 
 
+def bench_offline():
+    """The offline lesson files (explorer-export --interactive): the export's time, each file's size without
+    plotly.js and the folder's, and the time from opening the largest file from disk in Chromium (network refused) to
+    its first figure drawn."""
+    from explorer.offline import MAX_LESSON_BYTES, export_interactive
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        t0 = time.perf_counter()
+        report = export_interactive(out, lessons=amount(None, ("scaling", "masking")))
+        took = time.perf_counter() - t0
+        largest = max(report["lesson_bytes"], key=report["lesson_bytes"].get)
+        folder = sum(p.stat().st_size for p in out.iterdir())
+        row(f"offline lessons: export of {len(report['lesson_bytes'])} lessons", f"{took:.1f} s", "<= 60 s",
+            took <= 60)
+        row("offline lessons: the largest lesson file without plotly.js / the whole folder",
+            f"{largest} {report['lesson_bytes'][largest] / 2**20:.2f} MB / {folder / 2**20:.1f} MB",
+            "<= 3 MB / <= 20 MB", report["lesson_bytes"][largest] <= MAX_LESSON_BYTES and folder <= 20 * 2**20)
+        chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+        if not Path(chromium).exists():
+            row("offline lessons: first figure drawn from disk", "skipped: no Chromium", "<= 2 s", False)
+            return
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, headless=True, args=BROWSER_ARGS)
+            times, refused = [], []
+            for _ in range(amount(3, 1)):
+                context = browser.new_context(viewport={"width": 1280, "height": 900})
+                context.route(re.compile(r"^(https?|wss?)://"), lambda r: (refused.append(r.request.url), r.abort()))
+                page = context.new_page()
+                t0 = time.perf_counter()
+                page.goto((out / f"{largest}.html").as_uri())
+                page.wait_for_selector("#figure .main-svg")
+                times.append(time.perf_counter() - t0)
+                context.close()
+            browser.close()
+        row(f"offline lessons: {largest} opened from disk to its first figure drawn, best of {len(times)}",
+            f"{min(times):.2f} s ({len(refused)} network requests)", "<= 2 s, 0 requests",
+            min(times) <= 2 and not refused)
+
+
 def bench_hostile():
     """What an attacker's requests cost a server as `make run` starts it (bench/hostile.py)."""
     from bench import hostile
@@ -850,7 +893,8 @@ def main():
     chosen = [a for a in sys.argv[1:] if not a.startswith("--")]      # e.g. `python -m bench.run pages cold`
     for fn in (bench_loop, bench_search, bench_statsmodels, bench_sdpa, bench_fast_large, bench_fgt_many_queries,
                bench_large, bench_causal_linear, bench_pages,
-               bench_upload, bench_training, bench_efficient, bench_icl_bandwidth, bench_floor, bench_cold_start,
+               bench_upload, bench_training, bench_efficient, bench_icl_bandwidth, bench_offline, bench_floor,
+               bench_cold_start,
                bench_first_visits, bench_drag, bench_saturated,
                bench_live_browser, bench_hostile):
         if chosen and not any(c in fn.__name__ for c in chosen):

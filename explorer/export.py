@@ -258,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     ----------
     argv : list of str, optional
         The command's arguments (default: ``sys.argv[1:]``): ``--out DIR``, ``--preset lecture|normal``, ``--seed``,
-        ``--lang en|zh``, ``--formats png,svg,csv,html``, ``--thumbnails``.
+        ``--lang en|zh``, ``--formats png,svg,csv,html``, ``--thumbnails``; ``--interactive`` (with ``--lesson NAME``
+        and ``--lecture``) writes the offline lesson files instead (``explorer.offline``).
 
     Returns
     -------
@@ -277,6 +278,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--preset", choices=["lecture", "normal"], default="lecture")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--lang", choices=list(LANGUAGES), default="en")
+    p.add_argument("--interactive", action="store_true",
+                   help="write the lessons as HTML files that open offline and still move (explorer.offline): "
+                        "index.html, one file per lesson, plotly.min.js")
+    p.add_argument("--lesson", action="append", default=None, metavar="NAME",
+                   help="with --interactive: only this lesson (repeat for more); one lesson is one file")
+    p.add_argument("--lecture", action="store_true", help="with --interactive: large type for a projector")
     p.add_argument("--formats", default="png,svg,csv",
                    help="the files to write for each figure, comma-separated (png, svg, csv; default all three)")
     args = p.parse_args(argv)
@@ -285,6 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     formats = tuple(f.strip() for f in args.formats.split(",") if f.strip())
     if not formats or any(f not in ("png", "svg", "csv") for f in formats):
         fail(f"--formats takes png, svg and csv, comma-separated, not {args.formats[:40]!r}.")
+    if args.interactive:
+        return _interactive(args)
     if args.thumbnails:
         written = write_thumbnails(Path(args.out))
         print(f"wrote {len(written)} thumbnails to {args.out}", file=sys.stderr)
@@ -294,6 +303,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"could not render {f['figure']} {f.get('format', '')}: {f['error']}", file=sys.stderr)
     print(f"wrote {len(manifest['files'])} files to {args.out}", file=sys.stderr)
     return 1 if manifest["failed"] else 0
+
+
+def _interactive(args) -> int:
+    from .offline import RECIPES, check_size, export_interactive
+
+    unknown = [n for n in args.lesson or () if n not in RECIPES]
+    if unknown:
+        fail(f"--lesson takes {', '.join(RECIPES)}, not {unknown[0][:40]!r}.")
+    report = export_interactive(Path(args.out), args.lang, args.lecture, tuple(args.lesson or ()) or None, args.seed)
+    for name, size in report["files"].items():
+        print(f"{name}: {size / 2**20:.2f} MB", file=sys.stderr)
+    over = check_size(report)
+    if over:
+        print(f"over the 3 MB a lesson file may take: {', '.join(over)}", file=sys.stderr)
+    print(f"wrote {len(report['files'])} files to {args.out} in {sum(report['seconds'].values()):.1f} s",
+          file=sys.stderr)
+    return 1 if over else 0
 
 
 if __name__ == "__main__":

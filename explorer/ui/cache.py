@@ -116,3 +116,12 @@ def attention_cost(d: int) -> dict:
     """The measured cost rows of the Efficient attention page (``efficient_attention._cost``), timed once per
     server."""
     return efficient_attention.FIGURES["attention_cost"].compute(d=d)
+
+
+@memo(4)
+def offline_lesson(name: str, lang: str, lecture: bool) -> bytes:
+    """A lesson as one offline HTML file (``explorer.offline``, plotly.js inside, about 5 MB): made when a viewer
+    first asks for it, then kept for the next (four at most, under the byte budget)."""
+    from ..offline import lesson_html
+
+    return lesson_html(name, lang, lecture, "inline").encode()

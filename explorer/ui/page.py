@@ -25,7 +25,7 @@ from .layout import question as draw_question
 from .links import publish, restore
 from .memory import collect_if_grown
 from .navigation import previous_next
-from .state import KEEP, clear_room, init_state, keep_shared_state, lecture_mode, take_room, tr
+from .state import KEEP, clear_room, init_state, keep_shared_state, lang, lecture_mode, take_room, tr
 
 # Lecture mode's title beside Previous / Next, in two fifths of a 1280 px page (427 px, about 18-20 px a Latin-letter
 # unit at its 38 px): a longer title takes a second line of ``TITLE_LINE`` px
@@ -165,3 +165,19 @@ def _footer(name: str, lecture: bool) -> None:
     if not lecture:                    # (in lecture mode they sit beside the title)
         st.divider()
         previous_next(name)
+    _offline_button(name, lecture)
+
+
+def _offline_button(name: str, lecture: bool) -> None:
+    """The lesson as one HTML file that opens without a server (explorer.offline), in the page's language and
+    mode; made only when asked for (the button's data is a function), then cached (``cache.offline_lesson``)."""
+    from ..offline import RECIPES
+    from .cache import offline_lesson
+
+    if name not in RECIPES:
+        return
+    language = lang()
+    st.download_button(tr("off.button"), data=lambda: offline_lesson(name, language, lecture),
+                       file_name=f"{name}{'-lecture' if lecture else ''}-{language}.html", mime="text/html",
+                       icon=":material/download:", help=tr("off.button_help"), on_click="ignore",
+                       key=f"offline.{name}")
