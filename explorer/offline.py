@@ -12,7 +12,8 @@ package's own script (``explorer/ui/web/offline.mjs``) swap them when the slider
 float32 (about 7 significant digits), which the file says. Each lesson page's "Download this lesson for offline
 use" button makes the same file for one lesson.
 
-Live training is not in the set yet: its main figure is a model training, which needs a recorded run.
+Live training's file is a recorded run: the default task trained at its defaults, its step the slider
+(``RECORDED_STEPS``), with the entropy, the attention maps and the loss as they were at each step.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class Recipe:
     """How one lesson becomes a file: ``control`` (and ``second``, a choice beside it) are what the viewer moves,
     ``states`` the control's values that are precomputed, ``view`` the page's main figure and what the page says
     with it, at the settings ``values`` (its data computed through the third argument, a memo):
-    (spec, its data, sentences, question or None)."""
+    (spec, its data, what it says: one item per paragraph or box the page writes, a ``Say`` or a list of them,
+    question or None)."""
     intro: str                                   # the UI text that opens the page (its question)
     control: str
     states: Callable[[Param], tuple]
@@ -112,7 +114,7 @@ def _softmax_kernel(L, values, computed):
 def _masking(L, values, computed):
     spec = L.figures(values)["masking"]
     ex = computed(spec)
-    return spec, ex, [L.rows_text(ex), *flatten(L.verdicts(ex))], L.question(ex, values[L.KIND.key])
+    return spec, ex, [L.rows_text(ex), L.verdicts(ex)], L.question(ex, values[L.KIND.key])
 
 
 def _scaling(L, values, computed):
@@ -131,8 +133,29 @@ def _efficient_attention(L, values, computed):
 def _icl_bandwidth(L, values, computed):
     spec = L.figures(values)["learned_window"]
     sweep = computed(spec)
-    said = flatten(L.window_text(sweep))
-    return spec, sweep, said, L.question(sweep, values[L.L.key], values[L.NOISE.key])
+    return spec, sweep, [L.window_text(sweep)], L.question(sweep, values[L.L.key], values[L.NOISE.key])
+
+
+RECORDED_STEPS = (5, 10, 20, 30, 40, 50, 75, 100, 150, 200, 300)     # Live training's recorded run
+
+
+def _recorded(L, values):
+    """Live training at its defaults, recorded: at each of ``RECORDED_STEPS``, the step, the figures the page draws
+    beside each other (per-head entropy, the attention maps, the loss) with their data, what the page says under
+    them (the heads' notes, what to watch for) and the heads' question once it has an answer."""
+    from .training import Trainer
+
+    trainer = Trainer.for_task(values[L.TASK.key], seed=values[L.SEED.key])
+    done = 0
+    for step in RECORDED_STEPS:
+        trainer.step(step - done)
+        done = step
+        specs_ = L.figures(values, trainer)
+        names = ["training_entropy", "icl_maps" if "icl_maps" in specs_ else "training_head_maps", "training_loss"]
+        drawn = [(specs_[n], specs_[n].data()) for n in names]
+        result = L.ablation(trainer, [], values[L.ABLATE_HOW.key])
+        question = L.question(result, L.heads(trainer)) if L.ask_heads(result, trainer) else None
+        yield step, drawn, [L.head_notes(trainer), L.watch(trainer)], question
 
 
 RECIPES: dict[str, Recipe] = {
@@ -144,6 +167,7 @@ RECIPES: dict[str, Recipe] = {
     "masking": Recipe("mk.question", "VALID", _range(*range(0, 9)), _masking, second="KIND"),
     "scaling": Recipe("sc.question", "D", _options(), _scaling),
     "efficient_attention": Recipe("ef.question", "M", _options(), _efficient_attention),
+    "live_training": Recipe("lt.question", "step", _range(*RECORDED_STEPS), _recorded),
 }
 
 
@@ -207,27 +231,42 @@ def lesson_states(name: str, lang: str = "en", lecture: bool = False, seed: int 
         raise ValueError(f"no offline recipe for {name!r}: pick one of {', '.join(RECIPES)}.")
     recipe, mod = RECIPES[name], lesson(name).module
     base = defaults(mod.PARAMS, seed)
+    style = LECTURE if lecture else NORMAL
+
+    def state(drawn, said, question) -> dict:
+        """One state: its figures ((spec, data) pairs, the main one first), its sentences and its question."""
+        figures = [with_description(prepared(spec.draw(data, lang), style), lang) for spec, data in drawn]
+        blocks = [flatten(block) for block in said if flatten(block)]     # one block as the page writes one
+        return {"figures": [{"figure": _figure_json(f), "alt": description(f)} for f in figures],
+                "sentences": [inline(_joined([s.in_lang(lang) for s in block], lang)) for block in blocks],
+                "tones": [block[0].tone for block in blocks], "question": _question(question, lang)}
+
+    def described(param, options, default):
+        return {"label": t(param.label, lang), "key": param.key, "values": [_value_text(param, o, lang)
+                                                                              for o in options],
+                "start": list(options).index(default) if default in options else 0}
+
+    if recipe.control == "step":                  # a recorded run: the step is the slider
+        steps, row = [], []
+        for step, drawn, said, question in _recorded(mod, base):
+            steps.append(step)
+            row.append(state(drawn, said, question))
+        control = {"label": t("off.step", lang), "key": "step", "values": [str(s) for s in steps],
+                   "start": len(steps) - 1}
+        return {"control": control, "second": None, "inert": [False], "states": [row]}
+
     control = getattr(mod, recipe.control)
     second = getattr(mod, recipe.second) if recipe.second else None
     values = recipe.states(control)
     seconds = second.options if second else (None,)
-    style = LECTURE if lecture else NORMAL
     table, computed = [], _memo()
     for other in seconds:
         row = []
         for v in values:
             settings = {**base, control.key: v, **({second.key: other} if second else {})}
             spec, data, said, question = recipe.view(mod, settings, computed)
-            fig = with_description(prepared(spec.draw(data, lang), style), lang)
-            row.append({"figure": _figure_json(fig), "alt": description(fig),
-                        "sentences": [inline(s.in_lang(lang)) for s in flatten(said)], "tones": [s.tone for s in said],
-                        "question": _question(question, lang)})
+            row.append(state([(spec, data)], said, question))
         table.append(row)
-
-    def described(param, options, default):
-        return {"label": t(param.label, lang), "key": param.key, "values": [_value_text(param, o, lang)
-                                                                              for o in options],
-                "start": list(options).index(default) if default in options else 0}
     # a row where the control changes nothing (Masking's causal mask has no valid length): the slider is disabled
     # there, and the file opens on a row where it moves
     inert = [all(json.dumps(s) == json.dumps(row[0]) for s in row) for row in table]
@@ -236,6 +275,11 @@ def lesson_states(name: str, lang: str = "en", lecture: bool = False, seed: int 
         picked["start"] = inert.index(False)
     return {"control": described(control, values, base[control.key]), "second": picked, "inert": inert,
             "states": table}
+
+
+def _joined(lines: list[str], lang: str) -> str:
+    """One block's sentences as the page writes them: list items one per line, else one paragraph."""
+    return "\n".join(lines) if all(line.startswith("- ") for line in lines) else t("punct.space", lang).join(lines)
 
 
 # --------------------------------------------------------------------------- HTML
@@ -314,6 +358,9 @@ def lesson_html(name: str, lang: str = "en", lecture: bool = False, plotly_js: s
         picker = (f'<label class="control">{html.escape(second["label"])} '
                   f'<select id="second">{options}</select></label>')
     control = states["control"]
+    extra = len(states["states"][0][0]["figures"]) - 1          # Live training: the maps and the loss beside
+    divs = "".join(f'<div id="figure-{i}"></div>' for i in range(1, extra + 1))
+    more = f'<div class="more">{divs}</div>' if extra else ""
     body = f"""<!doctype html>
 <html lang="{'zh-CN' if lang == 'zh' else 'en'}"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{CSP}">
@@ -328,7 +375,7 @@ def lesson_html(name: str, lang: str = "en", lecture: bool = False, plotly_js: s
 <div class="controls"><label class="control" for="state">{html.escape(control["label"])}</label>
 <input type="range" id="state" min="0" max="{len(control["values"]) - 1}" step="1" value="{control["start"]}">
 <output id="value" for="state"></output>{picker}</div>
-<div id="figure"></div>
+<div id="figure"></div>{more}
 <p id="alt" class="alt"></p>
 <div id="sentences"></div>
 <section id="question"><h2>{html.escape(t("off.predict", lang))}</h2><p id="asked"></p><ol id="choices"></ol>

@@ -12,7 +12,7 @@ import pytest
 
 from explorer.lessons import lesson
 from explorer.lessons.params import defaults
-from explorer.offline import RECIPES, export_interactive, lesson_states
+from explorer.offline import RECIPES, RECORDED_STEPS, export_interactive, lesson_states
 
 READ = """() => { const gd = document.getElementById('figure');
   const plain = v => v && v.bdata ? {bdata: v.bdata, dtype: v.dtype} : (ArrayBuffer.isView(v) ? Array.from(v) : v);
@@ -37,14 +37,26 @@ def folder(tmp_path_factory):
 
 
 def _expected(name, k, row=None):
-    """The lesson's main figure at the file's state ``k`` (and ``row`` of its second choice), computed here."""
+    """The lesson's main figure at the file's state ``k`` (and ``row`` of its second choice), computed here; for
+    Live training's recorded run, of a model trained here to that step, with what the page says about it."""
     recipe, mod = RECIPES[name], lesson(name).module
+    if recipe.control == "step":
+        from explorer.training import Trainer
+
+        values = defaults(mod.PARAMS)
+        trainer = Trainer.for_task(values[mod.TASK.key], seed=values[mod.SEED.key])
+        trainer.step(RECORDED_STEPS[k])
+        said = [s.in_lang("en") for s in (*mod.head_notes(trainer), mod.watch(trainer))]
+        return _traces(mod.figures(values, trainer)[mod.MAIN].figure("en")), said
     control = getattr(mod, recipe.control)
     values = {**defaults(mod.PARAMS), control.key: recipe.states(control)[k]}
     if recipe.second:
         second = getattr(mod, recipe.second)
         values[second.key] = second.options[row]
-    fig = mod.figures(values)[mod.MAIN].figure("en")
+    return _traces(mod.figures(values)[mod.MAIN].figure("en")), None
+
+
+def _traces(fig):
     return [{key: _array(getattr(t, key, None)) for key in ("x", "y", "z")} for t in fig.data]
 
 
@@ -69,7 +81,11 @@ def test_each_lesson_file_moves_offline_and_shows_the_lessons_numbers(browser, f
             assert shown["value"] == states["control"]["values"][k]
             for sentence in states["states"][row][k]["sentences"]:
                 assert html.unescape(re.sub(r"<[^>]+>", "", sentence)) in shown["sentences"], (name, k, sentence[:60])
-            expected = _expected(name, k, row)
+            expected, said = _expected(name, k, row)
+            for sentence in said or ():        # (a recorded run: the lesson's own words about the model)
+                plain = re.sub(r"\*\*|\$", "", sentence).replace("- ", "", 1) if sentence.startswith("- ") \
+                    else re.sub(r"\*\*|\$", "", sentence)
+                assert plain in shown["sentences"], (name, k, plain[:60])
             assert len(shown["traces"]) == len(expected)
             for got, want in zip(shown["traces"], expected, strict=True):
                 for axis, value in want.items():

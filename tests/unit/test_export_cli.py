@@ -78,14 +78,14 @@ def test_bad_cli_arguments_exit_with_one_line(tmp_path):
 
 def test_interactive_export_of_one_lesson_and_a_lesson_it_does_not_have(tmp_path):
     """explorer-export --interactive: one lesson asked alone is one HTML file with plotly.js inside; a lesson with
-    no offline file (Live training, for now) or no such lesson is refused in one line that names the choices."""
+    name that is no lesson is refused in one line that names the choices."""
     script = str(Path(sys.executable).with_name("explorer-export"))
     res = subprocess.run([script, "--interactive", "--out", str(tmp_path / "one"), "--lesson", "masking"],
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert [p.name for p in (tmp_path / "one").iterdir()] == ["masking.html"]
     assert "Plotly" in (tmp_path / "one" / "masking.html").read_text(encoding="utf-8")[:5_000_000]
-    for asked in ("live_training", "<b>x</b>"):
+    for asked in ("positional", "<b>x</b>"):
         res = subprocess.run([script, "--interactive", "--out", str(tmp_path / "no"), "--lesson", asked],
                              capture_output=True, text=True, timeout=60)
         lines = res.stderr.strip().splitlines()

@@ -15,10 +15,13 @@
     const label = all.control.values[k];
     slider.setAttribute("aria-valuetext", label);
     document.getElementById("value").textContent = label;
-    Plotly.react(figure, s.figure.data, s.figure.layout, {displaylogo: false, responsive: true});
-    figure.setAttribute("role", "img");
-    figure.setAttribute("aria-label", s.alt);
-    document.getElementById("alt").textContent = s.alt;
+    s.figures.forEach((f, i) => {      // the main figure, then (Live training) the others beside it
+      const div = i ? document.getElementById(`figure-${i}`) : figure;
+      Plotly.react(div, f.figure.data, f.figure.layout, {displaylogo: false, responsive: true});
+      div.setAttribute("role", "img");
+      div.setAttribute("aria-label", f.alt);
+    });
+    document.getElementById("alt").textContent = s.figures[0].alt;
     // the sentences are the app's own text, escaped when the file was written (explorer.offline.inline)
     put("sentences", s.sentences.map((html, i) => `<div class="${s.tones[i]}">${html}</div>`).join(""));
     const q = s.question;
