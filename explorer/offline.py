@@ -310,7 +310,7 @@ def inline(text: str) -> str:
     return "<br>".join(part for part in out if part)
 
 
-CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval' file:; style-src 'unsafe-inline'; "
+CSP = ("default-src 'none'; script-src 'unsafe-inline' file:; style-src 'unsafe-inline'; "
        "img-src data: blob:; font-src data:; connect-src 'none'")
 
 
