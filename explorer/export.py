@@ -26,6 +26,7 @@ from .i18n import LANGUAGES
 from .lessons import LESSONS
 from .lessons.live_training import TrainedAtDefaults
 from .lessons.params import defaults
+from .offline import RECIPES, check_size, export_interactive
 
 __all__ = [
     "EXPORT_WIDTH",
@@ -306,8 +307,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _interactive(args) -> int:
-    from .offline import RECIPES, check_size, export_interactive
-
     unknown = [n for n in args.lesson or () if n not in RECIPES]
     if unknown:
         fail(f"--lesson takes {', '.join(RECIPES)}, not {unknown[0][:40]!r}.")

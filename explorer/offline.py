@@ -27,6 +27,8 @@ from importlib.resources import files
 from pathlib import Path
 
 import numpy as np
+import plotly.io as pio
+from plotly.offline import get_plotlyjs
 
 from .figures.describe import description, with_description
 from .figures.style import LECTURE, NORMAL, prepared
@@ -59,8 +61,6 @@ def _figure_json(fig) -> dict:
         if isinstance(obj, list | tuple):
             return [small(v) for v in obj]
         return obj
-    import plotly.io as pio
-
     return json.loads(pio.to_json(small(fig.to_plotly_json()), validate=False, engine="json"))
 
 
@@ -268,8 +268,6 @@ def _json_in_html(obj) -> str:
 
 
 def _plotly_source() -> str:
-    from plotly.offline import get_plotlyjs
-
     return get_plotlyjs()
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..training import Trainer
 from .base import flatten
 from .params import Param
 
@@ -114,8 +115,6 @@ def _recorded(L, values):
     """Live training at its defaults, recorded: at each of ``RECORDED_STEPS``, the step, the figures the page draws
     beside each other (per-head entropy, the attention maps, the loss) with their data, what the page says under
     them (the heads' notes, what to watch for) and the heads' question once it has an answer."""
-    from ..training import Trainer
-
     trainer = Trainer.for_task(values[L.TASK.key], seed=values[L.SEED.key])
     done = 0
     for step in RECORDED_STEPS:

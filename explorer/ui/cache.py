@@ -17,6 +17,7 @@ from ..data import dataset_arrays
 from ..device import get_device
 from ..lessons import attention_heatmap, efficient_attention, kernel_regression, shared
 from ..lessons.base import Spec
+from ..offline import lesson_html
 from .memory import memo
 
 
@@ -122,6 +123,4 @@ def attention_cost(d: int) -> dict:
 def offline_lesson(name: str, lang: str, lecture: bool) -> bytes:
     """A lesson as one offline HTML file (``explorer.offline``, plotly.js inside, about 5 MB): made when a viewer
     first asks for it, then kept for the next (four at most, under the byte budget)."""
-    from ..offline import lesson_html
-
     return lesson_html(name, lang, lecture, "inline").encode()

@@ -17,8 +17,10 @@ import torch
 
 from ..device import describe_device, page_threads
 from ..i18n import text_width
+from ..lessons.offline import RECIPES
 from ..lessons.params import Param
 from ..lessons.shared import SHARED
+from .cache import offline_lesson
 from .control import PageStopped, value
 from .internals import rerun_of_parts
 from .layout import question as draw_question
@@ -171,9 +173,6 @@ def _footer(name: str, lecture: bool) -> None:
 def _offline_button(name: str, lecture: bool) -> None:
     """The lesson as one HTML file that opens without a server (explorer.offline), in the page's language and
     mode; made only when asked for (the button's data is a function), then cached (``cache.offline_lesson``)."""
-    from ..offline import RECIPES
-    from .cache import offline_lesson
-
     if name not in RECIPES:
         return
     language = lang()
