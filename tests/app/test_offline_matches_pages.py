@@ -6,6 +6,7 @@ file's state is read against it: every sentence of the state is a text the page 
 the page's, and the main figure's traces hold the page's numbers (float32 in the file: to 1e-6 relative)."""
 
 import base64
+import functools
 import json
 import re
 
@@ -13,10 +14,12 @@ import numpy as np
 import pytest
 
 from explorer.lessons import lesson
-from explorer.offline import RECIPES, lesson_states
+from explorer.offline import RECIPES
+from explorer.offline import lesson_states as computed_states
 from tests.app.helpers import assert_clean, page, shown
 
 TEXTS = ("markdown", "caption", "info", "success", "warning", "error")
+lesson_states = functools.cache(computed_states)        # (each lesson's states computed once for this file)
 
 
 def _lines(html_text: str) -> list[str]:

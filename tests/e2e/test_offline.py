@@ -4,7 +4,9 @@ holds the numbers the lesson computes at that setting and the sentences are the 
 states say against the pages is tests/app/test_offline_matches_pages.py's."""
 
 import base64
+import functools
 import html
+import json
 import re
 
 import numpy as np
@@ -12,7 +14,7 @@ import pytest
 
 from explorer.lessons import lesson
 from explorer.lessons.params import defaults
-from explorer.offline import RECIPES, RECORDED_STEPS, export_interactive, lesson_states
+from explorer.offline import RECIPES, RECORDED_STEPS, export_interactive
 
 READ = """() => { const gd = document.getElementById('figure');
   const plain = v => v && v.bdata ? {bdata: v.bdata, dtype: v.dtype} : (ArrayBuffer.isView(v) ? Array.from(v) : v);
@@ -36,6 +38,14 @@ def folder(tmp_path_factory):
     return out
 
 
+def _states(folder, name) -> dict:
+    """The states the file holds (its JSON), read back from the file."""
+    text = (folder / f"{name}.html").read_text(encoding="utf-8")
+    found = re.search(r'<script type="application/json" id="states">(.*?)</script>', text, re.S)
+    return json.loads(found.group(1))
+
+
+@functools.cache
 def _expected(name, k, row=None):
     """The lesson's main figure at the file's state ``k`` (and ``row`` of its second choice), computed here; for
     Live training's recorded run, of a model trained here to that step, with what the page says about it."""
@@ -62,7 +72,7 @@ def _traces(fig):
 
 @pytest.mark.parametrize("name", list(RECIPES))
 def test_each_lesson_file_moves_offline_and_shows_the_lessons_numbers(browser, folder, name):
-    states = lesson_states(name)
+    states = _states(folder, name)
     row = states["second"]["start"] if states["second"] else 0
     context, refused = browser.offline_context(viewport={"width": 1280, "height": 900})
     errors = []
