@@ -220,7 +220,7 @@ def lesson_html(name: str, lang: str = "en", lecture: bool = False, plotly_js: s
     if i + 1 < len(order):
         nav.append(f'<a href="{order[i + 1]}.html">{html.escape(t(f"page.{order[i + 1]}", lang))} →</a>')
     script = (f"<script>{_plotly_source()}</script>" if plotly_js == "inline"
-              else f'<script src="{html.escape(plotly_js)}"></script>')
+              else f'<script src="{html.escape(plotly_js)}"></script>')      # (PLOTLY_BESIDE by default)
     second = states["second"]
     picker = ""
     if second:
@@ -269,6 +269,19 @@ def _json_in_html(obj) -> str:
 
 def _plotly_source() -> str:
     return get_plotlyjs()
+
+
+PLOTLY_BESIDE = '<script src="plotly.min.js"></script>'
+
+
+def with_plotly_inside(text: str) -> str:
+    """A lesson's file written with plotly.js beside it (``lesson_html``'s default) as one file with plotly.js
+    inside (what ``plotly_js="inline"`` writes).
+
+    >>> with_plotly_inside(lesson_html("scaling")) == lesson_html("scaling", plotly_js="inline")
+    True
+    """
+    return text.replace(PLOTLY_BESIDE, f"<script>{_plotly_source()}</script>", 1)
 
 
 def index_html(lang: str, lecture: bool) -> str:

@@ -17,7 +17,7 @@ from ..data import dataset_arrays
 from ..device import get_device
 from ..lessons import attention_heatmap, efficient_attention, kernel_regression, shared
 from ..lessons.base import Spec
-from ..offline import lesson_html
+from ..offline import lesson_html, with_plotly_inside
 from .memory import memo
 
 
@@ -119,8 +119,13 @@ def attention_cost(d: int) -> dict:
     return efficient_attention.FIGURES["attention_cost"].compute(d=d)
 
 
-@memo(4)
 def offline_lesson(name: str, lang: str, lecture: bool) -> bytes:
-    """A lesson as one offline HTML file (``explorer.offline``, plotly.js inside, about 5 MB): made when a viewer
-    first asks for it, then kept for the next (four at most, under the byte budget)."""
-    return lesson_html(name, lang, lecture, "inline").encode()
+    """A lesson as one offline HTML file (``explorer.offline``, about 5 MB with plotly.js inside)."""
+    return with_plotly_inside(_offline_lesson(name, lang, lecture)).encode()
+
+
+@memo(32)
+def _offline_lesson(name: str, lang: str, lecture: bool) -> str:
+    """The lesson's file without plotly.js (0.1 to 2.4 MB): computed once per lesson, language and mode (32 at most,
+    each 0.1 to 7 s of CPU: Live training's trains its recorded run), then kept under the byte budget."""
+    return lesson_html(name, lang, lecture)
