@@ -241,17 +241,19 @@ def lesson_html(name: str, lang: str = "en", lecture: bool = False, plotly_js: s
 {script}
 </head><body class="{'lecture' if lecture else ''}">
 <nav>{' · '.join(nav)}</nav>
+<main>
 <h1>{html.escape(title)}</h1>
 <p class="intro">{inline(intro)}</p>
 <div class="controls"><label class="control" for="state">{html.escape(control["label"])}</label>
 <input type="range" id="state" min="0" max="{len(control["values"]) - 1}" step="1" value="{control["start"]}">
 <output id="value" for="state"></output>{picker}</div>
-<div id="figure"></div>{more}
 <p id="alt" class="alt"></p>
+<div id="figure"></div>{more}
 <div id="sentences"></div>
 <section id="question"><h2>{html.escape(t("off.predict", lang))}</h2><p id="asked"></p><ol id="choices"></ol>
 <details id="reveal"><summary>{html.escape(t("off.reveal", lang))}</summary><p id="verdict"></p><p id="why"></p>
 </details></section>
+</main>
 <footer>{html.escape(t("off.footer", lang, n=sum(len(r) for r in states["states"])))}</footer>
 <script type="application/json" id="states">{_json_in_html(states)}</script>
 <script type="application/json" id="words">{_json_in_html({"answer": t("off.answer", lang)})}</script>
@@ -296,9 +298,11 @@ def index_html(lang: str, lecture: bool) -> str:
 <title>{html.escape(t("app.name", lang))}</title>
 <style>{(WEB / "offline.css").read_text(encoding="utf-8")}</style>
 </head><body class="{'lecture' if lecture else ''}">
+<main>
 <h1>{html.escape(t("app.name", lang))}</h1>
 <p class="intro">{inline(t("home.intro", lang))}</p>
 <ol class="lessons">{items}</ol>
+</main>
 <footer>{html.escape(t("off.index_footer", lang))}</footer>
 </body></html>
 """

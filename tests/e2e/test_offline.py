@@ -1,7 +1,9 @@
 """The offline lesson files in Chromium, opened from disk with every network request refused and counted
 (``explorer-export --interactive``): the keyboard moves each file's slider to three states, and at each the figure
-holds the numbers the lesson computes at that setting and the sentences are the file's for that state. What the
-states say against the pages is tests/app/test_offline_matches_pages.py's."""
+holds the numbers the lesson computes at that setting and the sentences are the file's for that state; the figures'
+text alternative comes before them, the choice beside the slider switches the state's row, Reveal opens the answer,
+and axe-core finds no serious violation. What the states say against the pages is
+tests/app/test_offline_matches_pages.py's."""
 
 import base64
 import functools
@@ -15,6 +17,8 @@ import pytest
 from explorer.lessons import lesson
 from explorer.lessons.params import defaults
 from explorer.offline import RECIPES, RECORDED_STEPS, export_interactive
+
+Axe = pytest.importorskip("axe_playwright_python.sync_playwright").Axe
 
 READ = """() => { const gd = document.getElementById('figure');
   const plain = v => v && v.bdata ? {bdata: v.bdata, dtype: v.dtype} : (ArrayBuffer.isView(v) ? Array.from(v) : v);
@@ -106,6 +110,16 @@ def test_each_lesson_file_moves_offline_and_shows_the_lessons_numbers(browser, f
                             (name, k, axis)
         page.locator("#reveal summary").click()
         assert page.locator("#verdict").inner_text().strip()
+        alt = page.locator("#alt").text_content()      # the figures in words, before them (describe's text)
+        assert all(f["alt"] in alt for f in states["states"][row][0]["figures"]) and len(alt) > 40
+        violations = [(v["id"], v["impact"]) for v in Axe().run(page).response["violations"]
+                      if v["impact"] in ("serious", "critical")]
+        assert violations == [], violations
+        if states["second"]:                 # the choice beside the slider
+            other = (row + 1) % len(states["second"]["values"])
+            page.locator("#second").select_option(str(other))
+            text = page.locator("#sentences").text_content()
+            assert html.unescape(re.sub(r"<[^>]+>", "", states["states"][other][0]["sentences"][0])) in text
         page.screenshot(path=str(folder / f"{name}.png"))
     finally:
         context.close()

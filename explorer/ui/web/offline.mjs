@@ -18,10 +18,9 @@
     s.figures.forEach((f, i) => {      // the main figure, then (Live training) the others beside it
       const div = i ? document.getElementById(`figure-${i}`) : figure;
       Plotly.react(div, f.figure.data, f.figure.layout, {displaylogo: false, responsive: true});
-      div.setAttribute("role", "img");
-      div.setAttribute("aria-label", f.alt);
     });
-    document.getElementById("alt").textContent = s.figures[0].alt;
+    // the figures in words, just before them (read by a screen reader, not drawn), as the app does
+    document.getElementById("alt").textContent = s.figures.map(f => f.alt).join(" ");
     // the sentences are the app's own text, escaped when the file was written (explorer.offline.inline)
     put("sentences", s.sentences.map((html, i) => `<div class="${s.tones[i]}">${html}</div>`).join(""));
     const q = s.question;
