@@ -72,8 +72,9 @@ def _question(q: Question | None, lang: str) -> dict | None:
 
 
 def lesson_states(name: str, lang: str = "en", lecture: bool = False, seed: int = 0) -> dict:
-    """Every precomputed state of the lesson ``name``: the control's label and values, and per state the figure
-    (plotly JSON), its text alternative, the sentences and the question (their text as HTML, ``inline``).
+    """Every precomputed state of the lesson ``name``: the control's label and values, and per state the figures
+    (plotly JSON, the main one first; Live training's recorded run also has its maps and loss) with their text
+    alternatives, the sentences and the question (their text as HTML, ``inline``).
 
     Parameters
     ----------
