@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import tomllib
 from pathlib import Path
 
@@ -159,6 +160,16 @@ def in_lang(text, lang: str, quote=None) -> str:
     \\*notes\\* was not used: x
     """
     return text.in_lang(lang, quote) if hasattr(text, "in_lang") else str(text)
+
+
+def marks_as_html(escaped: str) -> str:
+    """The catalog's own marks in text already HTML-escaped: ``**bold**`` as <strong>, ``code`` as <code> (for the
+    pages made outside Streamlit: the phones' and the offline lessons').
+
+    >>> marks_as_html("**Var(q·k) = d**, see `Trainer.save`")
+    '<strong>Var(q·k) = d</strong>, see <code>Trainer.save</code>'
+    """
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", escaped))
 
 
 def byte_size(n_bytes: float) -> str:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import html
 import json
-import re
 import time
 from collections.abc import Mapping
 from importlib.resources import files
@@ -32,11 +31,11 @@ from plotly.offline import get_plotlyjs
 
 from .figures.describe import description, with_description
 from .figures.style import LECTURE, NORMAL, prepared
-from .i18n import LANGUAGES, in_lang, t
+from .i18n import LANGUAGES, in_lang, marks_as_html, t
 from .lessons import LESSONS, lesson
 from .lessons.base import Question, flatten
 from .lessons.offline import RECIPES, RECORDED_STEPS, computed_once
-from .lessons.params import Param, defaults
+from .lessons.params import defaults
 
 __all__ = ["RECIPES", "RECORDED_STEPS", "export_interactive", "lesson_html", "lesson_states"]
 
@@ -45,12 +44,6 @@ WEB = files("explorer") / "ui" / "web"
 
 
 # --------------------------------------------------------------------------- one lesson's states
-def _value_text(param: Param, value, lang: str) -> str:
-    if param.names:
-        return t(f"{param.names}{value}", lang)
-    return format(value, param.fmt) if param.fmt else str(value)
-
-
 def _figure_json(fig) -> dict:
     """The figure as plotly.js reads it, its float arrays stored as float32 (plotly's base64 typed arrays)."""
     def small(obj):
@@ -114,8 +107,8 @@ def lesson_states(name: str, lang: str = "en", lecture: bool = False, seed: int 
                 "tones": [block[0].tone for block in blocks], "question": _question(question, lang)}
 
     def described(param, options, default):
-        return {"label": t(param.label, lang), "key": param.key, "values": [_value_text(param, o, lang)
-                                                                              for o in options],
+        return {"label": t(param.label, lang), "key": param.key,
+                "values": [param.option_text(o, lang) for o in options],
                 "start": list(options).index(default) if default in options else 0}
 
     if recipe.control == "step":                  # a recorded run: the step is the slider
@@ -155,19 +148,17 @@ def _joined(lines: list[str], lang: str) -> str:
 
 
 # --------------------------------------------------------------------------- HTML
-_STRONG = re.compile(r"\*\*(.+?)\*\*")
-
-
 def inline(text: str) -> str:
-    r"""The app's sentence as HTML: escaped, its **bold** kept, its $maths$ delimiters dropped and its "- " lines
-    a list (the sentences are the app's own text; what they quote is escaped like the rest).
+    r"""The app's sentence as HTML: escaped, its **bold** and `code` marks drawn (``marks_as_html``), its $maths$
+    delimiters dropped and its "- " lines a list (the sentences are the app's own text; what they quote is escaped
+    like the rest).
 
     >>> inline("**Var(q·k) = d** and $h$ < 1")
     '<strong>Var(q·k) = d</strong> and h &lt; 1'
     >>> inline("- one\n- two")
     '<ul><li>one</li><li>two</li></ul>'
     """
-    escaped = _STRONG.sub(r"<strong>\1</strong>", html.escape(text, quote=False).replace("$", ""))
+    escaped = marks_as_html(html.escape(text, quote=False).replace("$", ""))
     out, items = [], []
     for line in escaped.split("\n"):
         if line.startswith("- "):

@@ -41,7 +41,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from .i18n import LANGUAGES, t
+from .i18n import LANGUAGES, marks_as_html, t
 from .polls import CLOSED, LETTERS, REVEALED, SHOWN, TTL, VOTING, PollError, normal_code, store_from_env
 
 COOKIE = "explorer_voter_"  # + the room's code; over HTTPS with the __Host- prefix (Secure, Path=/, no Domain)
@@ -76,9 +76,7 @@ def language(request: Request, asked: str | None = None) -> str:
 
 def say(key: str, lang: str, **values) -> str:
     """The catalog's sentence as HTML: its own ``**bold**`` and ``code`` marks drawn, every value escaped."""
-    template = html.escape(t(key, lang), quote=False)
-    template = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", template)
-    template = re.sub(r"`(.+?)`", r"<code>\1</code>", template)
+    template = marks_as_html(html.escape(t(key, lang), quote=False))
     return template.format(**{k: html.escape(str(v)) for k, v in values.items()})
 
 
