@@ -839,6 +839,42 @@ def bench_icl_bandwidth():
         "(σ = 0.3, n = 32)", f"{point:.1f} s / {sweep:.1f} s / {direction:.1f} s", "one point <= 5 s", point <= 5.0)
 
 
+def bench_positional():
+    """Position is a kernel: the experiment past the training length, per scheme (one model trained at length 16 for
+    800 steps, then evaluated at 16, 32, 64 and 128, on one thread as the command runs it), and the page's data at
+    its defaults (every figure, the shipped models read)."""
+    from explorer.lessons import positional
+    from explorer.lessons.params import defaults
+    from explorer.training import extrapolation
+    from explorer.training.lengths import evaluate_lengths
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    steps, took = amount(extrapolation.STEPS, 20), {}
+    try:
+        for scheme in ("none", "learned", "sinusoidal", "rope", "alibi"):
+            t0 = time.perf_counter()
+            trainer = extrapolation.train(scheme, 0, steps)
+            trained = time.perf_counter() - t0
+            evaluate_lengths(trainer, extrapolation.LENGTHS, size=extrapolation.EVAL_SIZE)
+            took[scheme] = (trained, time.perf_counter() - t0 - trained)
+    finally:
+        torch.set_num_threads(threads)
+    whole = len(extrapolation.SEEDS) * sum(a + b for a, b in took.values())
+    row(f"Position is a kernel: train ({steps} steps) / evaluate at 4 lengths, per scheme",
+        " · ".join(f"{s} {a:.1f} s / {b:.2f} s" for s, (a, b) in took.items()), "", True)
+    row("Position is a kernel: the whole experiment (5 schemes x 5 seeds), from the rows above", f"{whole:.0f} s",
+        "<= 120 s", whole <= 120)
+    values = defaults(positional.PARAMS)
+
+    def page_data():
+        for spec in positional.figures(values).values():
+            spec.data()
+    page = best_of(page_data, amount(5, 1))
+    row("Position is a kernel: every figure's data at the defaults", f"{page * 1000:.0f} ms", "<= 200 ms",
+        page <= 0.2)
+
+
 def bench_offline():
     """The offline lesson files (explorer-export --interactive): the export's time, each file's size without
     plotly.js and the folder's, and the time from opening the largest file from disk in Chromium (network refused) to
@@ -893,7 +929,8 @@ def main():
     chosen = [a for a in sys.argv[1:] if not a.startswith("--")]      # e.g. `python -m bench.run pages cold`
     for fn in (bench_loop, bench_search, bench_statsmodels, bench_sdpa, bench_fast_large, bench_fgt_many_queries,
                bench_large, bench_causal_linear, bench_pages,
-               bench_upload, bench_training, bench_efficient, bench_icl_bandwidth, bench_offline, bench_floor,
+               bench_upload, bench_training, bench_efficient, bench_icl_bandwidth, bench_positional, bench_offline,
+               bench_floor,
                bench_cold_start,
                bench_first_visits, bench_drag, bench_saturated,
                bench_live_browser, bench_hostile):

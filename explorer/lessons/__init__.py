@@ -88,6 +88,7 @@ LESSONS = (
     Lesson("icl_bandwidth", "attention", ":material/tune:"),
     Lesson("masking", "attention", ":material/visibility_off:"),
     Lesson("scaling", "attention", ":material/straighten:"),
+    Lesson("positional", "attention", ":material/pin_drop:"),
     Lesson("efficient_attention", "attention", ":material/speed:"),
     Lesson("live_training", "transformers", ":material/model_training:"),
 )

@@ -108,6 +108,12 @@ def _icl_bandwidth(L, values, computed):
     return spec, sweep, [L.window_text(sweep)], L.question(sweep, values[L.L.key], values[L.NOISE.key])
 
 
+def _positional(L, values, computed):
+    specs = L.figures(values)
+    kernel = computed(specs["position_kernel"])
+    return specs["position_kernel"], kernel, [L.kernel_text(kernel)], L.question(computed(specs["lengths"]))
+
+
 RECORDED_STEPS = (5, 10, 20, 30, 40, 50, 75, 100, 150, 200, 300)     # Live training's recorded run
 
 
@@ -136,6 +142,7 @@ RECIPES: dict[str, Recipe] = {
     "icl_bandwidth": Recipe("ib.question", "L", _options(), _icl_bandwidth),
     "masking": Recipe("mk.question", "VALID", _range(*range(0, 9)), _masking, second="KIND"),
     "scaling": Recipe("sc.question", "D", _options(), _scaling),
+    "positional": Recipe("ps.question", "LENGTH", _options(), _positional, second="SCHEME"),
     "efficient_attention": Recipe("ef.question", "M", _options(), _efficient_attention),
     "live_training": Recipe("lt.question", "step", _range(*RECORDED_STEPS), _recorded),
 }

@@ -14,10 +14,11 @@ from .heads import (
 )
 from .lengths import evaluate_lengths, length_cap
 from .model import ModelConfig, TinyTransformer, generate
-from .tasks import TASKS, Batch, Task, TaskDefaults, make_task
+from .tasks import ALL_TASKS, TASKS, Batch, Task, TaskDefaults, make_task
 from .trainer import SCHEDULES, TEMPERATURE_SCHEDULES, TemperatureSchedule, Trainer, diverged, learning_rate
 
 __all__ = [
+    "ALL_TASKS",
     "COLLAPSE_NATS",
     "COLLAPSE_STEPS",
     "SCHEDULES",

@@ -8,7 +8,7 @@ after training, one CSV row per head: the evaluation loss with that head switche
 intact loss, its previous-token and induction scores and OV copying score (token tasks), and its
 K-composition with each layer-0 head (layer-1 heads). ``--position`` picks how the model sees positions (none,
 learned, sinusoidal, rope, alibi); ``--eval-lengths 32,64,128 --eval-out FILE`` then writes the trained model's
-loss and accuracy on its task at each length (``length_table``: does the scheme work past the training length?).
+loss and accuracy on its task at each length (``evaluate_lengths``: does the scheme work past the training length?).
 ``--save FILE`` writes the trained model (and its optimiser, data generator and history) to FILE, a safetensors
 file: ``Trainer.load(FILE)`` brings it back in Python, and the Live training page loads it (a long run trained
 before class). Progress goes to stderr. Bad arguments print one line and exit with status 2.
@@ -31,7 +31,7 @@ import torch
 
 from .. import incontext, incontext_direction
 from ..cli import Parser, progress
-from . import TASKS, Trainer
+from . import ALL_TASKS, Trainer
 from .circuits import copying_score, head_importance, k_composition, ov_circuit
 from .heads import head_scores, metric_key
 from .lengths import MAX_LENGTH, check_lengths, evaluate_lengths
@@ -40,7 +40,7 @@ from .model import POSITIONS
 
 def _parser() -> Parser:
     p = Parser(prog="explorer-train", description="Train the tiny transformer and log metrics.")
-    p.add_argument("--task", choices=[*TASKS, ICL_TASK], default="reverse")
+    p.add_argument("--task", choices=[*ALL_TASKS, ICL_TASK], default="reverse")
     p.add_argument("--steps", type=int, default=None, help="default: 500 (icl_bandwidth: 120 per training run)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="CSV file to write")

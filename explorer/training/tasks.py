@@ -6,7 +6,7 @@ a boolean ``loss_mask`` (B, T) of the positions that count, and an optional atte
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -83,8 +83,6 @@ class TaskDefaults:
         Whether the blocks have MLPs.
     lr, warmup : float, int
         Peak learning rate and steps of linear warmup.
-    extra : dict
-        Task-specific settings (none of the four tasks uses any yet).
 
     Examples
     --------
@@ -99,7 +97,6 @@ class TaskDefaults:
     with_mlp: bool = False
     lr: float = 3e-3
     warmup: int = 20
-    extra: dict = field(default_factory=dict)
 
 
 class Task:
@@ -130,21 +127,6 @@ class Task:
 
     def __init__(self, seq_len: int | None = None, vocab: int = 16):
         self.seq_len, self.vocab = seq_len or self.defaults.seq_len, vocab
-
-    @property
-    def default_layers(self) -> int:
-        """The number of layers the task trains well with (``defaults.n_layers``).
-
-        Returns
-        -------
-        int
-
-        Examples
-        --------
-        >>> make_task("reverse").default_layers, make_task("induction").default_layers
-        (1, 2)
-        """
-        return self.defaults.n_layers
 
     def model_config(self, **overrides) -> ModelConfig:
         """A ``ModelConfig`` for this task: its vocabulary, length and mask, the shape of its ``defaults``, and
@@ -402,19 +384,37 @@ class SineICL(Task):
         is_query = torch.zeros(size, self.seq_len, dtype=torch.bool)
         is_query[:, self.n_ctx:] = True
         feats = torch.stack([x / 3, torch.where(is_query, 0.0, y), is_query.double()], dim=-1).float()
-        # every position may attend to the context pairs only (and a query also to itself)
-        attn = torch.zeros(self.seq_len, self.seq_len, dtype=torch.bool)
-        attn[:, : self.n_ctx] = True
-        attn |= torch.eye(self.seq_len, dtype=torch.bool)
-        return Batch(feats, y.float(), is_query, attn)
+        return Batch(feats, y.float(), is_query, self.attention_mask())
 
     def attention_mask(self) -> torch.Tensor:
+        # every position may attend to the context pairs only (and a query also to itself)
         attn = torch.zeros(self.seq_len, self.seq_len, dtype=torch.bool)
         attn[:, : self.n_ctx] = True
         return attn | torch.eye(self.seq_len, dtype=torch.bool)
 
 
+class Lookback(Task):
+    """At each position, the token ``BACK`` (2) places before it (causal): a task that needs relative position only.
+    Tokens are drawn with replacement, so any length can be asked (``explorer.training.extrapolation``)."""
+
+    name = "lookback"
+    causal = True
+    defaults = TaskDefaults(n_layers=1, n_heads=2, d_model=32, seq_len=16)
+    BACK = 2
+
+    def __init__(self, seq_len: int | None = None, vocab: int = 16):
+        super().__init__(max(seq_len or self.defaults.seq_len, self.BACK + 1), vocab)
+
+    def batch(self, size, gen):
+        x = torch.randint(0, self.vocab, (size, self.seq_len), generator=gen)
+        scored = torch.zeros_like(x, dtype=torch.bool)
+        scored[:, self.BACK:] = True               # (the first BACK positions have nothing that far back)
+        return Batch(x, torch.roll(x, self.BACK, dims=1), scored)
+
+
+# The tasks Live training offers; ALL_TASKS adds those made for one experiment (make_task knows them all).
 TASKS: dict[str, type[Task]] = {t.name: t for t in (Reverse, Induction, Sort, SineICL)}
+ALL_TASKS: dict[str, type[Task]] = {**TASKS, Lookback.name: Lookback}
 
 
 def make_task(name: str, seq_len: int | None = None, vocab: int | None = None) -> Task:
@@ -423,7 +423,7 @@ def make_task(name: str, seq_len: int | None = None, vocab: int | None = None) -
     Parameters
     ----------
     name : str
-        One of ``TASKS``: reverse, induction, sort, sine_icl.
+        One of ``ALL_TASKS``: reverse, induction, sort, sine_icl (``TASKS``, Live training's) or lookback.
     seq_len : int, optional
     vocab : int, optional
 
@@ -437,8 +437,8 @@ def make_task(name: str, seq_len: int | None = None, vocab: int | None = None) -
     >>> task.name, task.seq_len, task.causal
     ('sort', 8, False)
     """
-    one_of(name, TASKS, "task")
-    cls = TASKS[name]
+    one_of(name, ALL_TASKS, "task")
+    cls = ALL_TASKS[name]
     return cls(seq_len) if vocab is None else cls(seq_len, vocab)
 
 
@@ -447,4 +447,4 @@ def held_out_example(task: Task, seed: int = 12345) -> Batch:
     return task.batch(1, torch.Generator().manual_seed(seed))
 
 
-__all__ = ["TASKS", "Batch", "Task", "TaskDefaults", "held_out_example", "make_task"]
+__all__ = ["ALL_TASKS", "TASKS", "Batch", "Task", "TaskDefaults", "held_out_example", "make_task"]

@@ -13,7 +13,7 @@ from tests.app.helpers import ROOT, assert_clean
 
 # the question each page asks (predict first), answered before the page is read
 QUESTIONS = {"kernel_regression": "kr.loo", "attention_heatmap": "ah.wide", "softmax_kernel": "sk.gap",
-             "icl_bandwidth": "ib.next", "masking": "mk.rows", "scaling": "sc.growth",
+             "icl_bandwidth": "ib.next", "masking": "mk.rows", "scaling": "sc.growth", "positional": "ps.length",
              "efficient_attention": "ef.gain", "live_training": "lt.head"}
 
 

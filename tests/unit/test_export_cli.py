@@ -85,7 +85,7 @@ def test_interactive_export_of_one_lesson_and_a_lesson_it_does_not_have(tmp_path
     assert res.returncode == 0, res.stderr
     assert [p.name for p in (tmp_path / "one").iterdir()] == ["masking.html"]
     assert "Plotly" in (tmp_path / "one" / "masking.html").read_text(encoding="utf-8")[:5_000_000]
-    for asked in ("positional", "<b>x</b>"):
+    for asked in ("positions", "<b>x</b>"):
         res = subprocess.run([script, "--interactive", "--out", str(tmp_path / "no"), "--lesson", asked],
                              capture_output=True, text=True, timeout=60)
         lines = res.stderr.strip().splitlines()
