@@ -1,5 +1,6 @@
 """A trained model at other sequence lengths than it was trained at: the question of which position scheme keeps
-working past its training length (``ModelConfig.position``: learned, sinusoidal, RoPE, ALiBi or none)."""
+working past its training length (``ModelConfig.position``: learned, sinusoidal, RoPE, ALiBi or none). The Position is
+a kernel page asks it of the ``lookback`` task (``explorer.training.extrapolation``)."""
 
 from __future__ import annotations
 

@@ -15,11 +15,13 @@ from .state import lang, lecture_mode, tr
 WEB = files("explorer.ui") / "web"
 BASE_CSS = (WEB / "base.css").read_text(encoding="utf-8")
 LECTURE_CSS = (WEB / "lecture.css").read_text(encoding="utf-8")
+DARK_CSS = (WEB / "dark.css").read_text(encoding="utf-8")
 
 
 def page_style() -> None:
-    """The app's style sheet (the lecture one on top when lecture mode is on)."""
-    st.html(f"<style>{BASE_CSS}{LECTURE_CSS if lecture_mode() else ''}</style>")
+    """The app's style sheet (the lecture one on top when lecture mode is on, the dark one when the page is dark)."""
+    dark = DARK_CSS if st.context.theme.type == "dark" else ""
+    st.html(f"<style>{BASE_CSS}{LECTURE_CSS if lecture_mode() else ''}{dark}</style>")
 
 
 def heading_over_main(text: str) -> None:

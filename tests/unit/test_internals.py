@@ -139,7 +139,7 @@ def test_the_components_javascript_parses(name):
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.parametrize("name", ["base.css", "lecture.css", "offline.css"])
+@pytest.mark.parametrize("name", ["base.css", "lecture.css", "offline.css", "dark.css"])
 def test_the_style_sheets_balance_their_braces_and_comments(name):
     text = (WEB_FILES / name).read_text(encoding="utf-8")
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
