@@ -114,7 +114,7 @@ def _maps(length: int, d: int, base: float, factor: float, heads: int) -> dict:
 
 @figure("position_maps", _maps)
 def _draw_maps(m: dict, lang: str):
-    titles = [t("ps.map_panel", lang, scheme=t(f"scheme.{s}", lang), reach=m["read"][s]["reach"]) for s in SCHEMES]
+    titles = [t(f"scheme.{s}", lang) for s in SCHEMES]        # (each one's reach is in the sentences under it)
     return common.heatmap_grid([m["weights"][s] for s in SCHEMES], titles, None, None,
                                t("ps.maps_title", lang, length=m["length"]), t("fig.key_pos", lang),
                                t("fig.query_pos", lang), square=True, colorbar_title=t("fig.weight", lang), lang=lang)
