@@ -92,7 +92,30 @@ def run(seeds=SEEDS, steps: int = STEPS, schemes=POSITIONS, show_progress: bool 
 
 
 def write(folder: str | Path = FOLDER, seeds=SEEDS, steps: int = STEPS, show_progress: bool = False) -> Path:
-    """Run the experiment and write ``table.json`` and ``models.safetensors`` into ``folder``; returns the folder."""
+    """Run the experiment and write ``table.json`` and ``models.safetensors`` into ``folder``.
+
+    Parameters
+    ----------
+    folder : str or pathlib.Path
+        Created if missing (default: the package's own ``explorer/assets/extrapolation``).
+    seeds : sequence of int
+        One model per scheme and seed; the first seed's models are the ones saved.
+    steps : int
+    show_progress : bool
+        A progress bar on stderr.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = write(tempfile.mkdtemp(), seeds=(0,), steps=1)
+    >>> sorted(p.name for p in folder.iterdir()), len(load_table(folder)[1])
+    (['models.safetensors', 'table.json'], 20)
+    """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     rows, first = run(seeds, steps, show_progress=show_progress)
@@ -114,7 +137,12 @@ def _table(folder: Path) -> tuple[dict, tuple[dict, ...]]:
 
 
 def load_table(folder: str | Path = FOLDER) -> tuple[dict, list[dict]]:
-    """The shipped experiment: its settings and its rows (read once per process: the file is 30 kB).
+    """The shipped experiment: its settings and its rows (read once per process: the file is 17 kB).
+
+    Parameters
+    ----------
+    folder : str or pathlib.Path
+        Where ``write`` put them (default: the shipped ones).
 
     Returns
     -------
@@ -149,7 +177,18 @@ def _models(folder: Path) -> dict[str, TinyTransformer]:
 
 
 def load_models(folder: str | Path = FOLDER) -> dict[str, TinyTransformer]:
-    """Each scheme's seed-0 model as the experiment trained it (in evaluation mode, on the CPU; 110 kB in all).
+    """Each scheme's seed-0 model as the experiment trained it (in evaluation mode, on the CPU; 116 kB in all).
+
+    Parameters
+    ----------
+    folder : str or pathlib.Path
+        Where ``write`` put them (default: the shipped ones).
+
+    Returns
+    -------
+    dict of str to TinyTransformer
+        One model per scheme of ``POSITIONS``; a process reads the file once and shares the models (read them,
+        do not train them).
 
     Examples
     --------
@@ -203,6 +242,17 @@ def summary(rows: list[dict]) -> dict[tuple[str, int], dict]:
     """Per (scheme, length): the mean, lowest and highest accuracy over the seeds and the mean loss (None where the
     rows have no numbers: learned positions past 16).
 
+    Parameters
+    ----------
+    rows : list of dict
+        ``load_table()[1]``, or rows of the same form.
+
+    Returns
+    -------
+    dict
+        ``(scheme, length) -> {"mean", "low", "high", "loss", "seeds"}`` for every scheme of ``POSITIONS`` and length
+        of ``LENGTHS``.
+
     Examples
     --------
     >>> s = summary(load_table()[1])
@@ -224,6 +274,17 @@ def summary(rows: list[dict]) -> dict[tuple[str, int], dict]:
 def working(rows: list[dict], length: int) -> tuple[str, ...]:
     """The schemes whose accuracy at ``length``, averaged over the rows' seeds, is at least ``WORKS`` (0.75), in the
     order of ``POSITIONS``.
+
+    Parameters
+    ----------
+    rows : list of dict
+        ``load_table()[1]``, or rows of the same form.
+    length : int
+        One of ``LENGTHS``.
+
+    Returns
+    -------
+    tuple of str
 
     Examples
     --------
