@@ -17,13 +17,14 @@ $(BIN)/python:
 
 # The project installs itself (editable): the explorer package, its pinned dependencies and the
 # explorer-train / explorer-export commands; the test extra adds the test-only pins. The build backend (hatchling)
-# writes nothing into the checkout.
+# writes nothing into the checkout. --no-compile: pip would byte-compile every file of every package (torch, plotly:
+# about 40 s of CPU here); Python compiles the modules a run imports, once, as it first imports them.
 $(VENV)/.run-deps: requirements.txt pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e .
+	$(BIN)/pip install -q --no-compile -e .
 	@touch $@
 
 $(VENV)/.dev-deps: requirements-dev.txt $(VENV)/.run-deps
-	$(BIN)/pip install -q -e ".[test]"
+	$(BIN)/pip install -q --no-compile -e ".[test]"
 	@touch $@
 
 # The dashboard as people use it: no file watcher (.streamlit/config.toml), so nothing but the viewers costs time.

@@ -137,6 +137,8 @@ def _draw_lengths(r: dict, lang: str):
                                    error_y={"type": "data", "symmetric": False,
                                             "array": [p["high"] - p["mean"] for _, p in points],
                                             "arrayminus": [p["mean"] - p["low"] for _, p in points]}))
+        if scheme == "learned":             # its one point, at 16, sits under the others': drawn larger and open
+            traces[-1]["marker"].update(size=NORMAL.marker_size * 2.2, symbol="square-open")
     L = r["settings"]["train_length"]
     fig = styled_figure(traces, t("ps.lengths_title", lang, length=L), t("ps.eval_axis", lang),
                         t("ps.accuracy_axis", lang), log_x=True,

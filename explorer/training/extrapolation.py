@@ -111,9 +111,10 @@ def write(folder: str | Path = FOLDER, seeds=SEEDS, steps: int = STEPS, show_pro
 
     Examples
     --------
-    >>> import tempfile
-    >>> folder = write(tempfile.mkdtemp(), seeds=(0,), steps=1)
-    >>> sorted(p.name for p in folder.iterdir()), len(load_table(folder)[1])
+    Trains and evaluates a model per scheme and seed (``tests/unit/test_extrapolation.py`` runs the command):
+
+    >>> folder = write("run", seeds=(0,), steps=1)                                     # doctest: +SKIP
+    >>> sorted(p.name for p in folder.iterdir()), len(load_table(folder)[1])          # doctest: +SKIP
     (['models.safetensors', 'table.json'], 20)
     """
     folder = Path(folder)
