@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..attention import masked_weights
 from ..figures import common
 from ..figures.answer import mark_answer
 from ..figures.style import NORMAL, Line, series_trace
@@ -78,23 +79,22 @@ def _draw_kernel(k: dict, lang: str):
 # --------------------------------------------------------------------------- attention from position alone
 def position_logits(scheme: str, length: int, d: int, base: float, factor: float, heads: int) -> np.ndarray:
     """The (length, length) logits a head would have from position alone: sinusoidal ``PE(i)·PE(j)/√d``, RoPE's
-    expected ``q·k/√d`` (``position_kernel``), ALiBi's first head ``-m_1·(i - j)``; keys after the query masked."""
+    expected ``q·k/√d`` (``position_kernel``), ALiBi's first head ``-m_1·(i - j)`` (the causal mask is the caller's)."""
     i = np.arange(length)
     offset = (i[:, None] - i[None, :]).astype(float)
     if scheme == "sinusoidal":
         pe = sinusoidal(length, d, base, dtype=torch.float64).numpy()
-        logits = pe @ pe.T / math.sqrt(d)
-    elif scheme == "rope":
-        logits = position_kernel("rope", offset.ravel(), d=d, base=base, factor=factor).numpy().reshape(
+        return pe @ pe.T / math.sqrt(d)
+    if scheme == "rope":
+        return position_kernel("rope", offset.ravel(), d=d, base=base, factor=factor).numpy().reshape(
             length, length) / math.sqrt(d)
-    else:
-        logits = -float(alibi_slopes(heads)[0]) * offset
-    return np.where(offset >= 0, logits, -np.inf)
+    return -float(alibi_slopes(heads)[0]) * offset
 
 
-def _causal_softmax(logits: np.ndarray) -> np.ndarray:
-    z = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return z / z.sum(axis=1, keepdims=True)
+def causal_weights(logits: np.ndarray) -> np.ndarray:
+    """Softmax over the keys at or before each query (``explorer.attention.masked_weights``, masked before it)."""
+    causal = torch.ones(logits.shape, dtype=torch.bool).tril()
+    return masked_weights(torch.as_tensor(logits), causal).numpy()
 
 
 def read_off(weights: np.ndarray) -> dict:
@@ -107,7 +107,7 @@ def read_off(weights: np.ndarray) -> dict:
 
 
 def _maps(length: int, d: int, base: float, factor: float, heads: int) -> dict:
-    weights = {s: _causal_softmax(position_logits(s, length, d, base, factor, heads)) for s in SCHEMES}
+    weights = {s: causal_weights(position_logits(s, length, d, base, factor, heads)) for s in SCHEMES}
     return {"weights": weights, "read": {s: read_off(w) for s, w in weights.items()}, "length": length,
             "slope": float(alibi_slopes(heads)[0])}
 
