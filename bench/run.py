@@ -474,13 +474,56 @@ def _metric(page, i: int) -> str:
     return page.locator('[data-testid="stMetric"]').nth(i).locator('[data-testid="stMetricValue"]').inner_text()
 
 
+def _train_in_pages(pages: list, seconds: float, each=None) -> list[tuple[float, tuple | None]]:
+    """Press Start on each Live training page and read their step and loss tiles twice a second for ``seconds``
+    (calling ``each(elapsed)`` between reads); per page, the steps/s over the last three quarters of the time and
+    (elapsed s, step) where the loss first fell below 1; then Pause."""
+    for page in pages:
+        page.get_by_role("button", name="Start").click()
+    t0 = time.perf_counter()
+    below_one: list = [None] * len(pages)
+    samples: list[list] = [[] for _ in pages]
+    while time.perf_counter() - t0 < seconds:
+        time.sleep(0.5)
+        elapsed = time.perf_counter() - t0
+        if each:
+            each(elapsed)
+        for i, page in enumerate(pages):
+            try:
+                step, loss = int(_metric(page, 0)), float(_metric(page, 1))
+            except (ValueError, Exception):            # the tiles appear with the first steps
+                continue
+            samples[i].append((elapsed, step))
+            if below_one[i] is None and loss < 1:
+                below_one[i] = (elapsed, step)
+    out = []
+    for page, seen, first in zip(pages, samples, below_one, strict=True):
+        page.get_by_role("button", name="Pause").click()
+        (t_a, s_a), (t_b, s_b) = (seen[len(seen) // 4], seen[-1]) if seen else ((0, 0), (1, 0))
+        out.append(((s_b - s_a) / (t_b - t_a) if t_b > t_a else 0.0, first))
+    return out
+
+
+def _live_page(browser, url: str, task: str):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{url}/live_training?train.task={task}")
+    page.get_by_role("button", name="Start").wait_for(timeout=120_000)
+    time.sleep(1.0)
+    return page
+
+
+RERUN_VALUES = [[v] for v in ("0.126", "0.316", "0.5", "0.891")]      # Kernel regression's bandwidth, back and forth
+
+
 def bench_live_browser(seconds: float | None = None):
-    """Live training as a student sees it: each task at its defaults, Start pressed in Chromium while a second
-    browser session moves the bandwidth slider on Kernel regression every 2 s; the steps/s the page reached
-    against the bare trainer's in this process, and (induction) the time from Start to a loss below 1."""
+    """Live training as a student sees it. Each task at its defaults, Start pressed in Chromium while a second
+    browser session moves the bandwidth slider on Kernel regression every 2 s: the steps/s the page reached against
+    the bare trainer's in this process, and (induction) the time from Start to a loss below 1. A third student's
+    slider reruns (a protocol client) while nothing trains and while induction trains. Two students training at
+    once on a server with two training slots."""
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     if not Path(chromium).exists():
-        row("Live training in the browser", "skipped: no Chromium", ">= 0.5x the bare trainer", False)
+        row("Live training in the browser", "skipped: no Chromium", ">= 0.8x the bare trainer", False)
         return
     from playwright.sync_api import sync_playwright
 
@@ -488,44 +531,52 @@ def bench_live_browser(seconds: float | None = None):
 
     seconds = seconds or amount(20.0, 4.0)
     tasks = amount(list(TASKS), list(TASKS)[:1])                 # (a smoke run: one task shows the group runs)
-    bare = {task: _bare_steps_per_second(task, amount(6.0, 1.0)) for task in tasks}
+    bare = {task: _bare_steps_per_second(task, amount(6.0, 1.0)) for task in {*tasks, "reverse"}}
+    moves = amount(12, 3)
     with AppServer(timeout=120) as server, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=BROWSER_ARGS)
         other = browser.new_page(viewport={"width": 1400, "height": 1000})
         other.goto(server.url + "/kernel_regression")
         other.wait_for_selector(CHART_DRAWN, timeout=120_000)
         slider = other.locator('[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]').first
+        quiet, _ = _moves(server.url, "kernel_regression", "nw.bandwidth", "string_array_value", RERUN_VALUES,
+                          moves)
+        busy: list[float] = []
+
         for task in tasks:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(f"{server.url}/live_training?train.task={task}")
-            start = page.get_by_role("button", name="Start")
-            start.wait_for(timeout=120_000)
-            time.sleep(1.0)
-            start.click()
-            t0, below_one, moves, samples = time.perf_counter(), None, 0, []
-            while time.perf_counter() - t0 < seconds:
-                time.sleep(0.5)
-                elapsed = time.perf_counter() - t0
-                if elapsed > 2 * (moves + 1):                  # the other student moves a slider every 2 s
-                    slider.press("ArrowRight" if moves % 8 < 4 else "ArrowLeft")
-                    moves += 1
-                try:
-                    step, loss = int(_metric(page, 0)), float(_metric(page, 1))
-                except (ValueError, Exception):                # the tiles appear with the first steps
-                    continue
-                samples.append((elapsed, step))
-                if below_one is None and loss < 1:
-                    below_one = (elapsed, step)
-            page.get_by_role("button", name="Pause").click()
+            page = _live_page(browser, server.url, task)
+            moved = [0]
+
+            def each(elapsed: float, task=task, moved=moved) -> None:
+                if elapsed > 2 * (moved[0] + 1):                  # the other student moves a slider every 2 s
+                    slider.press("ArrowRight" if moved[0] % 8 < 4 else "ArrowLeft")
+                    moved[0] += 1
+                if task == "induction" and not busy and elapsed > 3:  # a third student's reruns, mid-training
+                    busy.extend(_moves(server.url, "kernel_regression", "nw.bandwidth", "string_array_value",
+                                       RERUN_VALUES, moves)[0])
+
+            ((rate, below_one),) = _train_in_pages([page], seconds, each)
             page.close()
-            (t_a, s_a), (t_b, s_b) = (samples[len(samples) // 4], samples[-1]) if samples else ((0, 0), (1, 0))
-            rate = (s_b - s_a) / (t_b - t_a) if t_b > t_a else 0.0
-            extra = "" if task != "induction" else (
-                f"; loss < 1 after {below_one[0]:.0f} s (step {below_one[1]})" if below_one else
-                f"; loss still >= 1 after {seconds:.0f} s")
             row(f"Live training in the browser, {task} at its defaults, another session browsing (steps/s)",
-                f"{rate:.0f} in the page vs {bare[task]:.0f} bare ({rate / bare[task]:.2f}x){extra}",
-                ">= 0.5x the bare trainer", rate >= 0.5 * bare[task])
+                f"{rate:.0f} in the page vs {bare[task]:.0f} bare ({rate / bare[task]:.2f}x)",
+                ">= 0.8x the bare trainer", rate >= 0.8 * bare[task])
+            if task == "induction":
+                said = f"{below_one[0]:.1f} s (step {below_one[1]})" if below_one else f"not within {seconds:.0f} s"
+                row("Live training in the browser, induction: Start to a loss below 1", said, "<= 10 s",
+                    bool(below_one) and below_one[0] <= 10)
+        if busy:
+            q95, b95 = (sorted(v)[int(0.95 * (len(v) - 1))] for v in (quiet, busy))
+            row("another student's slider rerun (Kernel regression, protocol client), p95: while induction trains "
+                "vs quiet", f"{b95 * 1e3:.0f} vs {q95 * 1e3:.0f} ms ({b95 / q95:.2f}x)", "<= 1.5x quiet",
+                b95 <= 1.5 * q95)
+        browser.close()
+    with AppServer(timeout=120, env={"EXPLORER_TRAINING_SLOTS": "2"}) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=BROWSER_ARGS)
+        pages = [_live_page(browser, server.url, "reverse") for _ in range(2)]
+        rates = [rate for rate, _ in _train_in_pages(pages, seconds)]
+        row("Live training in the browser, two students training reverse at once (two slots; steps/s each)",
+            " and ".join(f"{r:.0f} ({r / bare['reverse']:.2f}x)" for r in rates) + f" vs {bare['reverse']:.0f} bare",
+            ">= 0.4x the bare trainer each", min(rates) >= 0.4 * bare["reverse"])
         browser.close()
 
 

@@ -63,3 +63,15 @@ def no_event_loop_left_running(request):
             loop = None
         assert loop is None, f"an asyncio loop is still running on this thread: {loop!r}"
     yield
+
+
+def until(check, timeout: float = 30.0, every: float = 0.1):
+    """Wait until ``check()`` returns something true, polling every ``every`` s, for at most ``timeout`` s; return
+    its last answer (false when the time ran out: the caller's assertion then says what was missing). A test waits
+    on a condition, never for a fixed time."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not (answer := check()) and time.monotonic() < deadline:
+        time.sleep(every)
+    return answer

@@ -71,7 +71,7 @@ def attention_maps_figure(maps: list[np.ndarray], style: Style = NORMAL, lang: s
     titles = [t("fig.layer_head", lang, layer=layer, head=h) for layer in layers for h in range(n_heads)]
     fig = heatmap_grid(mats, titles, None, None, t("fig.maps_title", lang), x_title or t("fig.key_position", lang),
                        y_title or t("fig.query_position", lang), cols=n_heads, zmax=1.0, style=style,
-                       height=max(320, 320 * len(layers)), colorbar_title=t("fig.weight", lang), square=True,
+                       height=max(420, 320 * len(layers)), colorbar_title=t("fig.weight", lang), square=True,
                        lang=lang)
     if block is not None:
         q0, q1, k0, k1 = block
@@ -80,7 +80,7 @@ def attention_maps_figure(maps: list[np.ndarray], style: Style = NORMAL, lang: s
             fig.add_shape(type="rect", xref=f"x{k}", yref=f"y{k}", x0=k0 - 0.5, x1=k1 + 0.5, y0=q0 - 0.5,
                           y1=q1 + 0.5, line={"color": "#ffffff", "width": style.line_width * 0.75, "dash": "dot"})
         fig.add_trace({"type": "scatter", "x": [None], "y": [None], "mode": "lines", "showlegend": True,
-                       "name": "<br>".join(wrap_text(t("fig.repeat_block", lang), 48)),     # (half a page wide)
+                       "name": "<br>".join(wrap_text(t("fig.repeat_block", lang), 58)),     # (two lines)
                        "line": {"color": "#888888", "dash": "dot"}})
         fig.update_layout(showlegend=True, margin_b=(fig.layout.margin.b or 60) + 40,
                           legend={"orientation": "h", "yref": "container", "y": 0.0, "yanchor": "bottom", "x": 0.0})

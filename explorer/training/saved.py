@@ -110,6 +110,15 @@ def from_bytes(trainer_class, data: bytes, device=None):
         raise ValueError(f"this saved trainer's settings are incomplete or of the wrong kind ({err}).") from None
     if (task.vocab, task.seq_len, task.causal) != (config.vocab, config.seq_len, config.causal):
         raise ValueError("this saved trainer's model does not fit its task (vocabulary, length or mask differ).")
+    _load_tensors(trainer, tensors)
+    trainer.history = _checked_history(trainer_class, config, task, settings, history, step_count)
+    trainer.step_count = step_count
+    trainer.stopped = None if stopped is None else _checked_stop(stopped)
+    return trainer
+
+
+def _load_tensors(trainer, tensors: dict) -> None:
+    """Put a file's weights, optimiser state and data generator state into ``trainer`` (made for its settings)."""
     weights = {k.removeprefix("model."): v for k, v in tensors.items() if k.startswith("model.")}
     try:
         trainer.model.load_state_dict(weights, strict=True)
@@ -133,10 +142,18 @@ def from_bytes(trainer_class, data: bytes, device=None):
             trainer.data_gen.set_state(tensors["data_generator"])
         except (RuntimeError, TypeError):
             raise ValueError("this saved trainer's data generator state cannot be read.") from None
-    trainer.history = _checked_history(trainer_class, config, task, settings, history, step_count)
-    trainer.step_count = step_count
-    trainer.stopped = None if stopped is None else _checked_stop(stopped)
-    return trainer
+
+
+def restore(trainer, data: bytes) -> None:
+    """Bring ``trainer`` in place to the state in ``data``, bytes ``to_bytes`` wrote of a trainer with the same settings
+    (a worker process handing back the model it trained): weights, optimiser, data generator, step count, stop and
+    history. Only for bytes this server made: nothing is checked beyond the weights' shapes."""
+    header = _header(data)
+    _load_tensors(trainer, load_tensors(data))
+    stopped = header["stopped"]
+    trainer.history = [{k: math.nan if v is None else v for k, v in row.items()} for row in header["history"]]
+    trainer.step_count = int(header["step_count"])
+    trainer.stopped = None if stopped is None else Message(stopped[0], **stopped[1])
 
 
 STOPS = ("train.stopped_loss", "train.stopped_grad", "train.stopped_diverged")   # why a Trainer stops

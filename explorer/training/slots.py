@@ -1,10 +1,11 @@
 """Fair training on one server: at most K sessions train at once; the others wait in line, first come first served.
 
-Training happens in the Live training page's live view, which the browser reruns twice a second while a session
-is running. Each tick asks for a slot (``claim``): a session holding one trains its chunk, one that waits shows its
-place in the line and trains as soon as a slot frees. A slot is given back on Pause, Reset, a stop, and, because a
-closed or frozen tab sends no more ticks, when its holder has not ticked for ``STALE_SECONDS`` (so nothing is held
-by a tab nobody looks at). K comes from ``EXPLORER_TRAINING_SLOTS``, else half the CPU cores (at least 1).
+A session's model trains in a worker process (``worker.POOL``, one process per slot) while the session holds a
+slot; the page's live view, rerun twice a second while a session is running, asks for one at each tick (``claim``):
+a session that waits shows its place in the line and hands its model to a worker as soon as a slot frees. A slot is
+given back on Pause, Reset, a stop, and, because a closed or frozen tab sends no more ticks, when its holder has not
+ticked for ``STALE_SECONDS`` (so nothing is held by a tab nobody looks at). K comes from ``EXPLORER_TRAINING_SLOTS``,
+else the CPU cores less one (at least 1): one core is left for the pages.
 
 The line is process-wide state shared by every session of this server, guarded by one lock.
 """
@@ -19,11 +20,11 @@ STALE_SECONDS = 5.0          # a holder or waiter that has not ticked for this l
 
 
 def capacity() -> int:
-    """K: ``EXPLORER_TRAINING_SLOTS`` when set to a whole number >= 1, else half the cores (at least 1)."""
+    """K: ``EXPLORER_TRAINING_SLOTS`` when set to a whole number >= 1, else the cores less one (at least 1)."""
     raw = os.environ.get("EXPLORER_TRAINING_SLOTS", "").strip()
     if raw.isdigit() and int(raw) >= 1:
         return int(raw)
-    return max(1, (os.cpu_count() or 2) // 2)
+    return max(1, (os.cpu_count() or 2) - 1)
 
 
 class Slots:
@@ -64,6 +65,12 @@ class Slots:
         with self.lock:
             self.holders.pop(session, None)
             self.waiting.pop(session, None)
+
+    def holding(self) -> set[str]:
+        """The sessions that hold a slot now."""
+        with self.lock:
+            self._expire(self.clock())
+            return set(self.holders)
 
     def status(self) -> tuple[int, int, int]:
         """(slots, sessions training, sessions waiting)."""

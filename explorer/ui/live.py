@@ -8,7 +8,6 @@ session's state; what the page says is ``explorer.lessons.live_training``'s. Thi
 from __future__ import annotations
 
 import uuid
-from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
@@ -20,13 +19,15 @@ from ..training import TASKS, Trainer
 from ..training.live import ARCHITECTURE, HEADS_TICK, TICK, LiveRun, trained_with
 from ..training.saved import from_bytes
 from ..training.slots import SLOTS
+from ..training.worker import POOL
 from .control import ON_CHANGE, draw, stop_page, value, values
 from .figure import show_spec
 from .layout import write
 from .predict import prediction
 from .state import lang, lecture_mode, say, tr
 
-LIVE_MAIN_HEIGHT = 306          # px in lecture mode: the live charts under the buttons and metrics, on screen
+LIVE_MAIN_HEIGHT = 306          # px in lecture mode: the entropy under the step's numbers, on screen
+LIVE_MAPS_HEIGHT = 392          # px in lecture mode: the maps under the buttons, beside the numbers and entropy
 LIVE_FIRST_HEIGHT = 400         # px: the maps before the first step, when they are all there is under the buttons
 RUN = "train.run"               # the session's LiveRun
 MAPS_LAYER = "train.maps_layer"   # lecture mode: the layer whose heads the maps show
@@ -152,6 +153,7 @@ def session_run() -> LiveRun:
     run = st.session_state.get(RUN)
     if run is None:
         run = st.session_state[RUN] = LiveRun(uuid.uuid4().hex)
+        POOL.warm()                  # a trainer process starts now (seconds to import torch), not at Start
     try:
         if run.sync(**L.run_settings(values(L))):
             write(L.rebuilt(value(L.SEED)))
@@ -162,8 +164,9 @@ def session_run() -> LiveRun:
 
 def draw_buttons(run: LiveRun) -> None:
     """Start, Pause, Step and Reset. While training has stopped (a non-finite loss until the learning rate changes,
-    a divergence until Reset), Start and Step are off and say why: pressed, they would do nothing."""
-    stopped = run.trainer.stopped is not None
+    a divergence or a lost trainer process until Reset), Start and Step are off and say why: pressed, they would do
+    nothing."""
+    stopped = run.trainer.stopped is not None or run.lost is not None
     with st.container(horizontal=True, vertical_alignment="center"):     # a row that wraps; buttons fit labels
         st.button(tr("lt.start"), on_click=run.start, type="primary", disabled=run.running or stopped,
                   key="train.start", icon=":material/play_arrow:", help=tr("lt.stopped_help") if stopped else None)
@@ -177,7 +180,7 @@ def draw_buttons(run: LiveRun) -> None:
             st.segmented_control(tr("lt.maps_layer"), list(range(layers)), default=layers - 1, key=MAPS_LAYER,
                                  format_func=lambda layer: tr("lt.layer_n", layer=layer), required=True,
                                  label_visibility="collapsed")          # (the row stays the buttons' height)
-        if not run.trainer.history:              # nothing trained yet: what to press, in the buttons' row
+        if not run.trainer.history and not run.running:      # nothing trained yet: what to press, beside them
             write(L.press_start())
 
 
@@ -196,8 +199,9 @@ def compact(number: float) -> str:
 
 
 def live_view() -> None:
-    """A tick of training, then the metrics, the notices, the loss and entropy curves, the score table and the
-    task's example, from one consistent read of the session's trainer."""
+    """A tick (what the session's trainer process has published since the last one), then the metrics, the
+    notices, the loss and entropy curves, the score table and the task's example, from one consistent read of the
+    session's trainer."""
     run: LiveRun = st.session_state[RUN]
     was_running = run.running
     place = run.tick()
@@ -206,24 +210,26 @@ def live_view() -> None:
     trainer = run.trainer
     if was_running and not run.running:            # training stopped: the buttons outside this view follow
         st.rerun(scope="app")
-    if trainer.stopped:
-        st.error(say(trainer.stopped))
+    if run.lost or trainer.stopped:
+        st.error(say(run.lost or trainer.stopped))
     specs = L.figures(values(L), trainer)
     data = specs["training_entropy"].data()
     rows = data["rows"]
     if not rows:                     # nothing trained yet (what to press is said beside the buttons): the maps
         _maps(trainer, specs, data, main=True)
         return
-    with st.container(key="live-metrics") if lecture_mode() else nullcontext():     # (compact: lecture.css)
-        _metrics(trainer, data)
-    left, right = st.columns(2)
-    if lecture_mode():           # the attention maps (the point of the lesson) on screen, beside the entropy
+    if lecture_mode():           # the attention maps (the point of the lesson) as large as the screen allows, the
+        left, right = st.columns([5, 4])     # step's numbers above the entropy beside them
         with left:
             _maps(trainer, specs, data, main=True)
         with right:
+            with st.container(key="live-metrics"):           # (compact: lecture.css)
+                _metrics(trainer, data)
             show_spec(specs["training_entropy"], data, key="entropy", main=LIVE_MAIN_HEIGHT)
         show_spec(specs["training_loss"], data, key="loss", main=LIVE_MAIN_HEIGHT)
     else:
+        _metrics(trainer, data)
+        left, right = st.columns(2)
         with left:
             show_spec(specs["training_loss"], data, key="loss")
         with right:
@@ -237,6 +243,18 @@ def live_view() -> None:
         _maps(trainer, specs, data, main=False)
 
 
+def percent(share: float) -> str:
+    """An accuracy in a tile: one decimal ("97.3%"), and "100%" for a perfect one (six characters cut a narrow
+    tile)."""
+    return "100%" if share >= 0.9995 else f"{share:.1%}"
+
+
+def rate(lr: float) -> str:
+    """A learning rate in a tile: two significant digits, as a power of ten below 0.01 ("9.9e-4", not "0.00099",
+    which a narrow tile cuts)."""
+    return f"{lr:.2g}" if lr >= 0.01 or lr == 0 else f"{lr:.1e}".replace("e-0", "e-")
+
+
 def _metrics(trainer, data: dict) -> None:
     """Step, loss, accuracy, learning rate and temperature of the last step, in one row of tiles."""
     m1, m2, m3, m4, m5 = st.columns(5)
@@ -246,8 +264,8 @@ def _metrics(trainer, data: dict) -> None:
     # names the bad value), the diverged one after a divergence
     m2.metric(tr("lt.m_loss") if not trainer.stopped else tr("lt.m_loss_stopped")
               if trainer.stopped.key == "train.stopped_diverged" else tr("lt.m_loss_last"), compact(last["loss"]))
-    m3.metric(tr("lt.m_acc"), tr("lt.m_none") if np.isnan(last["accuracy"]) else f"{last['accuracy']:.1%}")
-    m4.metric(tr("lt.m_lr"), f"{last['lr']:.2g}")
+    m3.metric(tr("lt.m_acc"), tr("lt.m_none") if np.isnan(last["accuracy"]) else percent(last["accuracy"]))
+    m4.metric(tr("lt.m_lr"), rate(last["lr"]))
     m5.metric(tr("lt.m_temp"), f"{last['temperature']:.2g}")
 
 
@@ -259,9 +277,9 @@ def _maps(trainer, specs: dict, data: dict, main: bool) -> None:
         if layer is not None and layer >= trainer.config.n_layers:        # (a smaller model since the pick)
             layer = trainer.config.n_layers - 1
         show_spec(specs["training_head_maps"], data, key="maps", layer=layer,
-                  main=main and (LIVE_MAIN_HEIGHT if trainer.history else LIVE_FIRST_HEIGHT))
+                  main=main and (LIVE_MAPS_HEIGHT if trainer.history else LIVE_FIRST_HEIGHT))
         return
-    icl = show_spec(specs["icl_maps"], key="maps", main=main and LIVE_MAIN_HEIGHT)
+    icl = show_spec(specs["icl_maps"], key="maps", main=main and LIVE_MAPS_HEIGHT)
     show_spec(specs["icl_fit"], icl, key="icl")
     write(L.icl_text(icl))
 

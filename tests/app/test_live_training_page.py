@@ -1,7 +1,9 @@
+import pytest
 import torch
 
 from explorer.training import TASKS
 from tests.app.helpers import assert_clean, chart_data, page, shown
+from tests.conftest import until
 
 
 def buttons(at):
@@ -13,15 +15,14 @@ def test_start_ticks_pause_and_reset():
     assert_clean(at)
     buttons(at)["Start"].click().run()
     assert at.session_state["train.run"].running
-    for _ in range(3):                       # timers do not fire in AppTest: run the fragment by hand
-        at.run()
+    # timers do not fire in AppTest: run the page by hand until the worker process has published a few steps
+    assert until(lambda: len(at.run().session_state["train.run"].trainer.history) > 3, 60)
     assert_clean(at)
-    n = len(at.session_state["train.run"].trainer.history)
-    assert n > 3
-    buttons(at)["Pause"].click().run()
+    buttons(at)["Pause"].click().run()            # (the steps since the last tick come back with the model)
     assert not at.session_state["train.run"].running
-    assert len(at.session_state["train.run"].trainer.history) == n      # paused: no more steps
-    at.run()
+    n = len(at.session_state["train.run"].trainer.history)
+    assert at.session_state["train.run"].trainer.step_count == n > 3
+    at.run()                                      # paused: no more steps
     assert len(at.session_state["train.run"].trainer.history) == n
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["step"]) == n and float(metrics["loss"]) < 3.0
@@ -32,6 +33,26 @@ def test_start_ticks_pause_and_reset():
     buttons(at)["Step ×10"].click().run()
     rows = at.session_state["train.run"].trainer.history
     assert len(rows) == 10 and rows[0]["loss"] > loss_before     # re-initialised weights
+
+
+def test_a_killed_trainer_process_is_said_and_reset_goes_on():
+    """The worker training this session's model is killed: the page says so in one sentence (the exit status and
+    the step), Start and Step are off, Reset gives a new model that trains in a new process."""
+    at = page("live_training")
+    buttons(at)["Start"].click().run()
+    assert until(lambda: at.run().session_state["train.run"].trainer.step_count > 0, 60)
+    run = at.session_state["train.run"]
+    run.job.worker.process.kill()
+    assert until(lambda: not at.run().session_state["train.run"].running, 30)
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "ended without warning (exit status -9" in errors[0]
+    assert f"after step {run.trainer.step_count}" in errors[0]
+    assert buttons(at)["Start"].disabled and buttons(at)["Step ×10"].disabled
+    buttons(at)["Reset"].click().run()
+    assert not at.error and not buttons(at)["Start"].disabled
+    buttons(at)["Step ×10"].click().run()
+    assert at.session_state["train.run"].trainer.step_count == 10
+    assert_clean(at)
 
 
 def test_changing_lr_while_paused_keeps_the_weights():
@@ -53,9 +74,7 @@ def test_huge_learning_rate_stops_with_a_message():
     at.select_slider(key="train.lr").set_value(1000.0)
     at.slider(key="train.warmup").set_value(0).run()
     buttons(at)["Start"].click().run()
-    for _ in range(4):
-        at.run()
-    assert not at.session_state["train.run"].running
+    assert until(lambda: not at.run().session_state["train.run"].running, 60)
     assert any("Lower the learning rate" in e.value for e in at.error)
     assert not at.exception
     # the loss tile is short and says it shows the last good step (the message names the bad value)
@@ -114,6 +133,9 @@ def test_induction_maps_have_square_cells_and_outline_the_repeat():
     y_axes = [v for k, v in spec["layout"].items() if k.startswith("yaxis")]
     assert len(y_axes) == 4 and all(a.get("scaleanchor", "").startswith("x") for a in y_axes)
     assert live.compact(1266926878.0) == "1.27e+09" and live.compact(0.12345) == "0.1235"
+    for lr in (3e-3, 9.9e-4, 4e-4, 0.01, 0.5, 3.0, 1e-5):       # a tile's learning rate: short, and the same number
+        assert len(live.rate(lr)) <= 6 and float(live.rate(lr)) == pytest.approx(lr, rel=0.05)
+    assert [live.percent(a) for a in (0.97312, 0.9994, 0.99951, 1.0)] == ["97.3%", "99.9%", "100%", "100%"]
 
 
 def test_scores_over_training_sit_with_the_loss_for_a_two_layer_task():
@@ -143,8 +165,11 @@ def test_sessions_queue_for_the_training_slots_and_move_up(monkeypatch):
     tabs = [page("live_training") for _ in range(3)]
     for at in tabs:
         buttons(at)["Start"].click().run()
-    for at in tabs:
+    for at in tabs[1:]:
         at.run()                                     # a tick of each live view, all three in line now
+    assert until(lambda: tabs[0].run().session_state["train.run"].trainer.step_count > 0, 60)
+    for at in tabs[1:]:
+        at.run()
     steps = [at.session_state["train.run"].trainer.step_count for at in tabs]
     assert steps[0] > 0 and steps[1:] == [0, 0]
     waits = [next((i.value for i in at.info if "Waiting for a training slot" in i.value), "") for at in tabs]
@@ -152,9 +177,8 @@ def test_sessions_queue_for_the_training_slots_and_move_up(monkeypatch):
     buttons(tabs[1])["Pause"].click().run()          # a waiting session pauses: it leaves the line
     assert not tabs[1].session_state["train.run"].running
     buttons(tabs[0])["Pause"].click().run()          # the trainer pauses: its slot frees
-    tabs[2].run()
-    tabs[2].run()
-    assert tabs[2].session_state["train.run"].trainer.step_count > 0
+    assert until(lambda: tabs[2].run().session_state["train.run"].trainer.step_count > 0, 60)
+    buttons(tabs[2])["Pause"].click().run()
     assert tabs[1].session_state["train.run"].trainer.step_count == 0
     SLOTS.holders.clear()
     SLOTS.waiting.clear()
@@ -204,6 +228,7 @@ def test_a_model_trained_by_the_cli_loads_paused_at_its_step_and_start_goes_on_f
     """The lecturer's long run: trained by ``explorer-train --save`` before class, loaded on the page. The controls
     show what it was trained with, the model is the file's (not a new one built from the controls), and training
     goes on from its step exactly as the same run would have without the stop (retrained here in one go)."""
+    from explorer.device import torch_threads, trainer_threads
     from explorer.training import Trainer
     from tests.unit.test_training import run_cli
 
@@ -225,8 +250,9 @@ def test_a_model_trained_by_the_cli_loads_paused_at_its_step_and_start_goes_on_f
         "Loaded sort-30.safetensors: a sort model trained 30 steps. Start goes on from step 30."]
     at.run()                                                          # a rerun keeps the loaded model
     assert at.session_state["train.run"].trainer is run.trainer
-    buttons(at)["Step ×10"].click().run()
-    before_class.step(10)                                             # the reference: the same run, not stopped
+    buttons(at)["Step ×10"].click().run()                            # (trained in a worker process)
+    with torch_threads(trainer_threads()):                            # ... on the worker's threads
+        before_class.step(10)                                         # the reference: the same run, not stopped
     assert [r["loss"] for r in run.trainer.history] == [r["loss"] for r in before_class.history]
     assert_clean(at)
 

@@ -34,18 +34,6 @@ def pytest_collection_modifyitems(items):
                 item.add_marker(pytest.mark.skip(reason=f"browser test: {MISSING}"))
 
 
-def until(check, timeout: float = 30.0, every: float = 0.1):
-    """Wait until ``check()`` returns something true, polling every ``every`` s, for at most ``timeout`` s; return
-    its last answer (false when the time ran out: the caller's assertion then says what was missing). A test waits
-    on a condition, never for a fixed time."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while not (answer := check()) and time.monotonic() < deadline:
-        time.sleep(every)
-    return answer
-
-
 @contextlib.contextmanager
 def streamlit_server(log_name: str = "server.log"):
     """A fresh ``streamlit run app.py`` on a free loopback port, configured as ``make run`` configures it;

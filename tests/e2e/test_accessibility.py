@@ -11,7 +11,8 @@ included; a disabled control's label is exempt, as in WCAG 1.4.3.
 import pytest
 
 from explorer.lessons import LESSONS
-from tests.e2e.conftest import ARTIFACTS, until
+from tests.conftest import until
+from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.test_browser import wait_idle
 
 axe_playwright = pytest.importorskip("axe_playwright_python.sync_playwright")

@@ -4,7 +4,8 @@ asks any host but the app's for anything (every browser test fails on that: test
 
 from urllib.parse import quote
 
-from tests.e2e.conftest import ARTIFACTS, until
+from tests.conftest import until
+from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.test_browser import CHART, open_upload, wait_idle
 
 # each of these, in a link, must come back as the characters typed: Streamlit's own Markdown (colours, icons,

@@ -16,7 +16,8 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from explorer.lessons import LESSONS
-from tests.e2e.conftest import ARTIFACTS, until
+from tests.conftest import until
+from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.test_browser import CHART, MAIN_SLIDER, wait_idle
 
 PAGES = ["", *(lesson.name for lesson in LESSONS)]         # "" = the landing page

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import until
+from tests.conftest import until
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")

@@ -26,6 +26,7 @@ from explorer.training import (
 )
 from explorer.training.live import LiveRun
 from explorer.training.slots import Slots
+from tests.conftest import until
 from tests.lessons.sweep import checks
 
 TASK = lt_lesson.TASK
@@ -437,7 +438,8 @@ def test_the_live_runs_messages():
     said = lt_lesson.queued(1, slots.status())
     assert said.values == {"place": 1, "waiting": 1, "k": 1} and said.tone == "info"
     run.pause()
-    assert other.tick() == 0 and other.trainer.step_count > 0
+    assert until(lambda: other.tick() == 0 and other.trainer.step_count > 0, 60)  # (its worker trains it)
+    other.pause()
     assert lt_lesson.rebuilt(1).values == {"seed": 1} and lt_lesson.press_start().tone == "caption"
 
 

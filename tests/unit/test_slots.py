@@ -40,4 +40,6 @@ def test_capacity_from_the_environment_or_the_cores(monkeypatch):
     for bad in ("0", "-1", "two", ""):
         monkeypatch.setenv("EXPLORER_TRAINING_SLOTS", bad)
         monkeypatch.setattr("os.cpu_count", lambda: 16)
-        assert capacity() == 8
+        assert capacity() == 15                        # the cores less one: one is left for the pages
+        monkeypatch.setattr("os.cpu_count", lambda: 1)
+        assert capacity() == 1
