@@ -96,11 +96,12 @@ def serve(conn, threads: int, stale: float = STALE_SECONDS) -> None:
                 busy = trainer is not None and not trainer.stopped and (until is None or trainer.step_count < until)
         except (EOFError, OSError):                 # the server has gone
             return
-        if not busy:
-            continue
-        if time.monotonic() - beat > stale:         # nobody looks any more: give the model back, free the worker
-            send_progress()
+        if trainer is not None and time.monotonic() - beat > stale:
+            if len(trainer.history) > sent:         # nobody looks any more: give the model back, free the worker
+                send_progress()
             hand_back(keep=True)
+            continue
+        if not busy:
             continue
         n = chunk if until is None else min(chunk, until - trainer.step_count)
         t0 = time.perf_counter()
@@ -203,8 +204,9 @@ class Worker:
         while True:
             try:
                 kind, number, payload = self.conn.recv()
-            except (EOFError, OSError):
+            except Exception:                     # (EOF: the process ended; anything else: it cannot be read)
                 self._died()
+                self.process.kill()
                 return
             job = self.jobs.get(number)
             if job is None:

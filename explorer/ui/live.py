@@ -28,7 +28,7 @@ from .state import lang, lecture_mode, say, tr
 
 LIVE_MAIN_HEIGHT = 306          # px in lecture mode: the entropy under the step's numbers, on screen
 LIVE_MAPS_HEIGHT = 392          # px in lecture mode: the maps under the buttons, beside the numbers and entropy
-LIVE_FIRST_HEIGHT = 400         # px: the maps before the first step, when they are all there is under the buttons
+LIVE_FIRST_HEIGHT = 392         # px: the maps before the first step, when they are all there is under the buttons
 RUN = "train.run"               # the session's LiveRun
 MAPS_LAYER = "train.maps_layer"   # lecture mode: the layer whose heads the maps show
 

@@ -490,3 +490,25 @@ def test_the_odd_seed_is_not_said_to_share_the_previous_token_step():
     said = str(lt_lesson.watch(Trainer.for_task("induction", seed=0)).values["text"])
     assert "share the previous-token step" not in said
     assert "switching off either layer-0 head alone costs more than the whole untrained-to-trained gap" in said
+
+
+def test_the_kept_induction_models_are_what_training_gives(induction_seeds):
+    """The induction claims are checked on models kept in tests/lessons/models (training five takes 40 s): seed 0
+    retrained here, on the page's thread count, has the kept weights and the same loss on the page's evaluation
+    batch (else: ``python -m tests.lessons.induction_models`` writes them again)."""
+    from explorer.training import ablate
+    from tests.lessons.induction_models import KEPT, STEPS, train
+
+    untrained, kept, batch = induction_seeds[0]
+    again = train(0)
+    assert again.step_count == kept.step_count == STEPS
+    mine = kept.model.state_dict()
+    for name, weight in again.model.state_dict().items():
+        torch.testing.assert_close(weight, mine[name], rtol=1e-3, atol=1e-4, msg=f"{name} differs from {KEPT}")
+    losses = [float(t.task.loss(ablate(t.model, batch.inputs, []), batch)) for t in (again, kept)]
+    assert abs(losses[0] - losses[1]) < 1e-3 and losses[0] < untrained
+    assert [row["step"] for row in kept.history] == list(range(STEPS))
+    for row, again_row in zip(kept.history, again.history, strict=True):
+        assert row.keys() == again_row.keys() and all(
+            math.isclose(row[k], again_row[k], rel_tol=1e-3, abs_tol=1e-4) or (math.isnan(row[k]) and math.isnan(
+                again_row[k])) for k in row), row["step"]
