@@ -25,7 +25,7 @@ from ..figures.style import LECTURE, NORMAL, prepared
 from . import follow as following
 from .cache import spec_data
 from .follow import Follow
-from .internals import ReadyFigure, typed_array
+from .internals import ReadyFigure, kept_key, typed_array
 from .memory import Kept
 from .state import lang, lecture_mode, room_above, tr
 
@@ -127,7 +127,8 @@ def _chart(light, drawn, key: str) -> None:
     # the figure in words, for a screen reader (visually hidden: base.css's .explorer-alt), just before the chart
     st.html(f'<p class="explorer-alt" role="note">{html.escape(tr("ui.figure_alt"))} '
             f'{html.escape(description(light))}</p>')
-    st.plotly_chart(drawn, key=key, theme=None, config=CHART_CONFIG)
+    st.plotly_chart(drawn, key=kept_key(key, drawn), theme=None, config=CHART_CONFIG)   # (a live view's chart:
+    # the same key while its structure is, updated in place by web/live.mjs; internals.charts_kept_by_key)
     export_control(light, key)         # exports are light (slides, paper) unless the popover asks for dark
 
 

@@ -24,17 +24,20 @@ Streamlit's front end.
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 import hashlib
 import json
 import re
 import sys
+import threading
 from importlib.resources import files
 from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io
 import streamlit as st
+import streamlit.elements.plotly_chart as st_plotly_chart
 import uvicorn
 from _plotly_utils.utils import to_typed_array_spec
 from streamlit.runtime.pages_manager import PagesManager
@@ -129,6 +132,56 @@ def front_end_inline_scripts() -> tuple[str, ...]:
     bodies = re.findall(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", page, flags=re.S)
     return tuple("sha256-" + base64.b64encode(hashlib.sha256(b.encode()).digest()).decode() for b in bodies)
 
+
+
+_kept = threading.local()
+
+
+def _plotly_chart_id(*args, **kwargs):
+    if getattr(_kept, "figures", None) is not None and kwargs.get("user_key"):
+        kwargs["key_as_main_identity"] = True
+    return _plotly_chart_id.original(*args, **kwargs)
+
+
+_plotly_chart_id.original = st_plotly_chart.compute_and_register_element_id
+st_plotly_chart.compute_and_register_element_id = _plotly_chart_id
+
+
+@contextlib.contextmanager
+def charts_kept_by_key():
+    """Inside, ``st.plotly_chart(..., key=k)`` gives the chart the same element id on every run, whatever its
+    figure; yields {key: the figure sent, as JSON} (``kept_key`` fills it). Streamlit hashes the figure into a
+    chart's id (``streamlit.elements.plotly_chart`` calls ``compute_and_register_element_id`` with
+    ``key_as_main_identity=False``), so a new figure is a new element: the browser throws the old chart away and
+    plotly.js draws the new one from nothing, an empty box meanwhile (Live training's view, redrawn twice a second:
+    an empty chart in 4 screenshots of 25, and most of a core of the browser's time). With one id per key the chart
+    stays, but Streamlit's front end keeps drawing its first figure: the figures are sent again to
+    ``web/live.mjs``, which hands each to plotly.js's ``react`` on the chart that is there. Per thread: other
+    sessions' runs are untouched."""
+    before = getattr(_kept, "figures", None)
+    _kept.figures = {}
+    try:
+        yield _kept.figures
+    finally:
+        _kept.figures = before
+
+
+def kept_key(key: str, figure) -> str:
+    """The key to draw ``figure`` under: ``key`` itself, except inside ``charts_kept_by_key``, where it is ``key``
+    and a digest of the figure's structure (its layout but its description, and its traces' kinds and names), and
+    the figure is remembered under it. A chart whose structure is unchanged keeps its element from run to run; a
+    new structure (the first step's layout, another layer, theme or language, a legend moved off the curves) is a
+    new chart, drawn from its own figure: the front end keeps the first figure it drew under an id and draws it
+    again whenever that chart is mounted anew, so two structures must never share one."""
+    figures = getattr(_kept, "figures", None)
+    if figures is None:
+        return key
+    spec = figure.spec if isinstance(figure, ReadyFigure) else figure.to_dict()
+    layout = {k: v for k, v in spec.get("layout", {}).items() if k != "meta"}   # (meta: the figure in words)
+    structure = [layout, [(t.get("type"), t.get("name")) for t in spec.get("data", ())]]
+    digest = hashlib.sha1(json.dumps(structure, sort_keys=True, default=str).encode()).hexdigest()[:10]
+    figures[f"{key}-{digest}"] = figure.to_json()
+    return f"{key}-{digest}"
 
 
 def loading_uvicorn_config():

@@ -7,7 +7,9 @@ session's state; what the page says is ``explorer.lessons.live_training``'s. Thi
 
 from __future__ import annotations
 
+import json
 import uuid
+from importlib.resources import files
 
 import numpy as np
 import pandas as pd
@@ -22,9 +24,13 @@ from ..training.slots import SLOTS
 from ..training.worker import POOL
 from .control import ON_CHANGE, draw, stop_page, value, values
 from .figure import show_spec
+from .internals import charts_kept_by_key
 from .layout import write
 from .predict import prediction
 from .state import lang, lecture_mode, say, tr
+
+_update_charts = st.components.v2.component(
+    "explorer_live_charts", js=(files("explorer.ui") / "web" / "live.mjs").read_text(encoding="utf-8"))
 
 LIVE_MAIN_HEIGHT = 306          # px in lecture mode: the entropy under the step's numbers, on screen
 LIVE_MAPS_HEIGHT = 392          # px in lecture mode: the maps under the buttons, beside the numbers and entropy
@@ -201,7 +207,15 @@ def compact(number: float) -> str:
 def live_view() -> None:
     """A tick (what the session's trainer process has published since the last one), then the metrics, the
     notices, the loss and entropy curves, the score table and the task's example, from one consistent read of the
-    session's trainer."""
+    session's trainer. Each chart keeps its element from tick to tick (``internals.charts_kept_by_key``): plotly.js
+    updates it in place instead of drawing a new one into an empty box."""
+    with charts_kept_by_key() as drawn:
+        _live_view()
+    figures = "{" + ",".join(f"{json.dumps(key)}:{figure}" for key, figure in drawn.items()) + "}"
+    _update_charts(key="live-charts", data={"figures": figures}, height=0)
+
+
+def _live_view() -> None:
     run: LiveRun = st.session_state[RUN]
     was_running = run.running
     place = run.tick()

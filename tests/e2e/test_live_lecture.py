@@ -1,8 +1,9 @@
 """Live training on a projector while a model trains (1280 x 720, lecture mode, 中文, dark): for each task, ten
 snapshots half a second apart while it trains in its worker process. In every snapshot each chart of the live view
 is drawn (the maps with every head's cells, at least 180 px a side; the entropy and loss with their lines) and the
-maps' Export is on screen; from snapshot to snapshot the step count never goes back, and over the ten the step, the
-loss and the maps all change. The last snapshot of each task is saved for reading."""
+maps' Export is on screen; charts are updated in place, made anew (an empty box until plotly.js draws it) in at
+most two snapshots, when their layout changed; from snapshot to snapshot the step count never goes back, and over
+the ten the step, the loss and the maps all change. The last snapshot of each task is saved for reading."""
 
 import re
 import time
@@ -19,7 +20,7 @@ HEADS_SHOWN = {"reverse": 2, "induction": 2, "sort": 2, "sine_icl": 2}     # one
 
 # The live view as drawn: per visible chart, the heatmap tiles (size and image) and the line traces drawn; the
 # numbers in the step's tiles; the bottom of the maps' Export. One evaluation: a snapshot is one moment.
-VIEW = """() => {
+VIEW = """(mark) => {
   const charts = [...document.querySelectorAll('.st-key-live-view [data-testid="stPlotlyChart"]')]
     .filter(c => c.getBoundingClientRect().height > 0)
     .map(c => ({maps: [...c.querySelectorAll('.heatmaplayer image, .hm image')].map(i => {
@@ -28,13 +29,18 @@ VIEW = """() => {
   const tiles = [...document.querySelectorAll('.st-key-live-metrics [data-testid="stMetricValue"]')]
     .map(t => t.textContent.trim());
   const exp = document.querySelector('.st-key-live-view [data-testid="stPopover"]');
-  return {charts, tiles, export_bottom: exp ? exp.getBoundingClientRect().bottom : 1e9};
+  const plots = [...document.querySelectorAll('.st-key-live-view .js-plotly-plot')]
+    .filter(p => p.getBoundingClientRect().height > 0);
+  if (mark) plots.forEach(p => { p.dataset.seen = '1'; });
+  return {charts, tiles, export_bottom: exp ? exp.getBoundingClientRect().bottom : 1e9,
+          new_charts: plots.filter(p => !p.dataset.seen).length};
 }"""
 
 
-def snapshot(page) -> dict | None:
-    """The live view as drawn now, or None while any of its charts has nothing drawn."""
-    view = page.evaluate(VIEW)
+def snapshot(page, mark: bool = False) -> dict | None:
+    """The live view as drawn now, or None while any of its charts has nothing drawn; ``mark``: tag the charts'
+    plotly elements, so that a later snapshot counts the ones made since (a chart drawn anew, not updated)."""
+    view = page.evaluate(VIEW, mark)
     charts = view["charts"]
     if len(charts) < 2 or not charts[0]["maps"] or any(not (c["maps"] or c["lines"]) for c in charts):
         return None
@@ -55,13 +61,16 @@ def watch_training(page, server_url: str, task: str) -> None:
     page.goto(f"{server_url}/live_training?train.task={task}&lecture=1&predict=0&lang=zh")
     wait_idle(page)
     page.get_by_role("button", name=re.compile("^开始$")).click()
-    # the first published step: from then on the view must always be whole (a snapshot waits at most 2 s for a chart
-    # that is being redrawn, never for one that stays empty)
+    # the first published step (the view takes its training layout); then each chart is kept and updated in place:
+    # a snapshot finds a chart made anew only when its layout changed (its legend moved off the curves, say), not at
+    # every tick, which left an empty box until plotly.js drew the new one
     assert until(lambda: (s := snapshot(page)) and s["tiles"] and int(s["tiles"][0]) > 0, 60), task
+    time.sleep(2 * EVERY)                    # (the outgoing copies of the first layout's charts are gone)
+    assert snapshot(page, mark=True), task
     shots = []
     for _ in range(SNAPSHOTS):
         time.sleep(EVERY)
-        shot = until(lambda: snapshot(page), 2.0, 0.05)
+        shot = until(lambda: snapshot(page, mark=True), 2.0, 0.05)
         assert shot, f"{task}: a chart of the live view was empty for 2 s ({len(shots)} snapshots in)"
         maps = shot["charts"][0]["maps"]
         assert len(maps) == HEADS_SHOWN[task], maps
@@ -69,6 +78,8 @@ def watch_training(page, server_url: str, task: str) -> None:
             assert min(min(w, h) for w, h, _ in maps) >= MAP_SIDE, (task, [(w, h) for w, h, _ in maps])
         assert shot["export_bottom"] <= 720, (task, shot["export_bottom"])
         shots.append(shot)
+    remade = sum(1 for shot in shots if shot["new_charts"])
+    assert remade <= 2, f"{task}: charts drawn anew in {remade} of {SNAPSHOTS} snapshots, not updated in place"
     steps = [int(s["tiles"][0]) for s in shots]
     assert steps == sorted(steps) and steps[-1] > steps[0], (task, steps)
     assert shots[-1]["tiles"][1] != shots[0]["tiles"][1], task                     # the loss

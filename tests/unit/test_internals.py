@@ -90,6 +90,44 @@ def test_a_ready_figure_goes_through_st_plotly_charts_checks():
     assert ready.to_dict() == spec and ready.to_dict() is not ready.spec
 
 
+def test_a_live_views_charts_keep_their_element_id_while_their_structure_stays():
+    """``charts_kept_by_key`` wraps ``streamlit.elements.plotly_chart.compute_and_register_element_id``: inside it
+    a chart drawn under ``kept_key`` has one id for two figures of one structure (new data: the front end keeps the
+    chart, ``web/live.mjs`` updates it) and a new id for a new structure (a new title); outside it the data changes
+    the id (Streamlit's own rule, which the wrapper leaves alone). Run through AppTest, so the ids are the ones
+    Streamlit sends; what ``kept_key`` remembers is the figure itself."""
+    import streamlit.elements.plotly_chart as st_plotly_chart
+    from streamlit.testing.v1 import AppTest
+
+    assert st_plotly_chart.compute_and_register_element_id is internals._plotly_chart_id, \
+        gone("streamlit.elements.plotly_chart.compute_and_register_element_id", "streamlit")
+
+    def page(kept: bool, y: int, title: str):
+        import plotly.graph_objects as go
+        import streamlit as st
+
+        from explorer.ui.internals import charts_kept_by_key, kept_key
+
+        fig = go.Figure(go.Scatter(y=[1, y]), layout={"title": {"text": title}})
+        if kept:
+            with charts_kept_by_key() as drawn:
+                st.plotly_chart(fig, key=kept_key("chart", fig))
+            st.session_state["drawn"] = dict(drawn)
+        else:
+            st.plotly_chart(fig, key="chart")
+
+    def drawn(kept: bool, y: int, title: str = "a"):
+        at = AppTest.from_function(page, args=(kept, y, title)).run()
+        assert not at.exception, at.exception
+        return at.get("plotly_chart")[0].proto.id, at.session_state["drawn"] if kept else None
+
+    (one, kept_one), (two, _), (other, _) = drawn(True, 2), drawn(True, 3), drawn(True, 2, "b")
+    assert one == two != other
+    assert drawn(False, 2)[0] != drawn(False, 3)[0]
+    ((key, figure),) = kept_one.items()
+    assert key.startswith("chart-") and json.loads(figure)["data"][0]["y"] == [1, 2]
+
+
 @pytest.mark.parametrize("name", ["transition_data", "frame_hash", "full_layout"])
 def test_the_plotly_js_internals_the_follow_component_reads(name):
     assert WEB[name] in PLOTLY_JS.read_text(encoding="utf-8"), gone(f"plotly.js's gd.{WEB[name]}", "plotly")
