@@ -27,7 +27,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections import deque
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -129,17 +128,27 @@ class Job:
 
     def __init__(self, worker: Worker, number: int, owner: str):
         self.worker, self.number, self.owner = worker, number, owner
-        self.updates: deque[dict] = deque()
+        self.lock = threading.Lock()
+        self.pending: dict | None = None         # the updates not taken yet, merged
         self.state: bytes | None = None          # the trainer, given back
         self.returned = threading.Event()        # given back, dropped, or the worker died
         self.lost = False                        # the worker died with this job's model
 
     def take(self) -> list[dict]:
-        """The updates published since the last call, oldest first."""
-        out = []
-        while self.updates:
-            out.append(self.updates.popleft())
+        """The update published since the last call (one: those that came in between are merged), or none."""
+        with self.lock:
+            out, self.pending = ([self.pending] if self.pending else []), None
         return out
+
+    def put(self, update: dict) -> None:
+        """An update from the worker, merged into the one the page has not taken yet: its rows added, the rest (the
+        weights) replaced, so a page that does not tick for a while holds one copy of the weights, not one per
+        update."""
+        with self.lock:
+            if self.pending is None:
+                self.pending = update
+            else:
+                self.pending = {**update, "rows": self.pending["rows"] + update["rows"]}
 
     def send(self, *message) -> None:
         self.worker.send(message[0], self.number, *message[1:])
@@ -212,7 +221,7 @@ class Worker:
             if job is None:
                 continue
             if kind == "progress":
-                job.updates.append(payload)
+                job.put(payload)
             else:                                 # "state": the model came back (or was dropped)
                 job.state = payload
                 with self.lock:

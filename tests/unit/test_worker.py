@@ -169,3 +169,17 @@ def test_a_stop_in_the_worker_pauses_the_run_with_the_trainers_sentence(pool):
     assert until(lambda: run.tick() == 0 and not run.running, 60)
     assert run.trainer.stopped is not None and run.trainer.stopped.key.startswith("train.stopped_")
     assert run.job is None and pool.workers[0].free
+
+
+def test_updates_the_page_has_not_taken_are_merged_into_one():
+    """A page that does not tick for a while (a long rerun) holds one copy of the weights, not one per update: the
+    rows add up, the weights and step count are the latest."""
+    from explorer.training.worker import Job
+
+    job = Job(None, 1, "a")
+    assert job.take() == []
+    job.put({"rows": [{"step": 0}], "step_count": 1, "weights": "w1", "stopped": None})
+    job.put({"rows": [{"step": 1}, {"step": 2}], "step_count": 3, "weights": "w3", "stopped": None})
+    assert job.take() == [{"rows": [{"step": 0}, {"step": 1}, {"step": 2}], "step_count": 3, "weights": "w3",
+                           "stopped": None}]
+    assert job.take() == []
