@@ -18,7 +18,7 @@ from .style import NORMAL, PALETTE, Line, Style, figure, line_trace, log_ticks, 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
     import pandas as pd  # pandas: kept off the first page's imports (cold start)
 
-MAX_POINTS = 1500
+MAX_POINTS = 500
 
 
 def _thin(df: pd.DataFrame) -> pd.DataFrame:

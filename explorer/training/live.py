@@ -25,11 +25,14 @@ from .tasks import make_task
 from .trainer import TemperatureSchedule, Trainer
 from .worker import POOL, Job, Pool, apply, restore
 
-TICK = 0.5                      # seconds between redraws while training
+TICK = 1.0                      # seconds between redraws while training (measured on 2 cores, Chromium on the same
+                                # box: at 0.5 s the browser took 0.7-0.8 of a core drawing and the trainer process
+                                # 0.75; at 1 s with HEADS_TICK 5 s, 0.3-0.4 and 0.9)
 GIVE_BACK_SECONDS = 10.0        # Pause waits at most this long for the worker to hand the model back
 STEP_SECONDS = 10.0             # Step waits at most this long for its steps (then they show as they come)
-HEADS_TICK = 2.0                # seconds between redraws of the heads' tests while training (each one evaluates
-                                # the model once per head: at the live view's pace it halved the steps trained)
+HEADS_TICK = 5.0                # seconds between redraws of the heads' tests while training (each one evaluates
+                                # the model once per head: every 2 s it took a fifth of a core of the server's
+                                # and as much of the browser's on induction)
 
 
 ARCHITECTURE = ("task", "n_layers", "n_heads", "d_model", "seq_len", "with_mlp", "seed")   # a change: a new model

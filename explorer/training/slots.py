@@ -1,7 +1,7 @@
 """Fair training on one server: at most K sessions train at once; the others wait in line, first come first served.
 
 A session's model trains in a worker process (``worker.POOL``, one process per slot) while the session holds a
-slot; the page's live view, rerun twice a second while a session is running, asks for one at each tick (``claim``):
+slot; the page's live view, rerun every second while a session is running, asks for one at each tick (``claim``):
 a session that waits shows its place in the line and hands its model to a worker as soon as a slot frees. A slot is
 given back on Pause, Reset, a stop, and, because a closed or frozen tab sends no more ticks, when its holder has not
 ticked for ``STALE_SECONDS`` (so nothing is held by a tab nobody looks at). K comes from ``EXPLORER_TRAINING_SLOTS``,

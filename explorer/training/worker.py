@@ -39,7 +39,7 @@ from .slots import STALE_SECONDS, capacity
 from .trainer import TemperatureSchedule, Trainer
 
 CHUNK_SECONDS = 0.1        # a worker looks at its messages at least this often while training
-PUBLISH_SECONDS = 0.25     # ... and sends the page what it draws this often (the page redraws every 0.5 s)
+PUBLISH_SECONDS = 0.5      # ... and sends the page what it draws this often (the page redraws every 1 s)
 
 
 # ----------------------------------------------------------------------------------------- the worker process

@@ -153,7 +153,7 @@ def charts_kept_by_key():
     figure; yields {key: the figure sent, as JSON} (``kept_key`` fills it). Streamlit hashes the figure into a
     chart's id (``streamlit.elements.plotly_chart`` calls ``compute_and_register_element_id`` with
     ``key_as_main_identity=False``), so a new figure is a new element: the browser throws the old chart away and
-    plotly.js draws the new one from nothing, an empty box meanwhile (Live training's view, redrawn twice a second:
+    plotly.js draws the new one from nothing, an empty box meanwhile (Live training's view, redrawn every tick:
     an empty chart in 4 screenshots of 25, and most of a core of the browser's time). With one id per key the chart
     stays, but Streamlit's front end keeps drawing its first figure: the figures are sent again to
     ``web/live.mjs``, which hands each to plotly.js's ``react`` on the chart that is there. Per thread: other

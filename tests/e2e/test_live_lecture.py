@@ -14,7 +14,7 @@ from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.test_browser import wait_idle
 
 SNAPSHOTS = 10
-EVERY = 0.5          # seconds between snapshots (a tick: the page redraws twice a second)
+EVERY = 0.5          # seconds between snapshots (half a tick: the page redraws every second)
 MAP_SIDE = 180       # px: the least a map's side may be on the projector
 HEADS_SHOWN = {"reverse": 2, "induction": 2, "sort": 2, "sine_icl": 2}     # one layer's heads at the defaults
 

@@ -218,3 +218,19 @@ def test_the_legend_inside_a_plot_keeps_off_a_reference_line_and_its_label(d):
             assert u < 0.5, (d, legend.xanchor, legend.yanchor, u)
         else:
             assert u < 0.7, (d, legend.xanchor, legend.yanchor, u)
+
+
+@pytest.mark.parametrize("n", [1, 499, 500, 501, 2_345, 20_000])
+def test_long_training_curves_are_thinned_evenly_with_both_ends_kept(n):
+    """The loss and entropy curves draw at most MAX_POINTS steps of a long run (a tick resends them): evenly spaced
+    over the whole run, the first and the latest step always among them."""
+    import pandas as pd  # pandas: loaded where used, as in the module under test
+
+    from explorer.figures.training import MAX_POINTS, _thin
+
+    df = pd.DataFrame({"step": np.arange(1, n + 1), "loss": np.linspace(5, 0, n)})
+    kept = _thin(df)["step"].to_numpy()
+    assert len(kept) == min(n, MAX_POINTS)
+    assert kept[0] == 1 and kept[-1] == n and np.all(np.diff(kept) > 0)
+    if n > MAX_POINTS:           # no gap wider than an even spacing of the run, rounded up
+        assert np.diff(kept).max() <= math.ceil((n - 1) / (MAX_POINTS - 1)) + 1
