@@ -303,6 +303,43 @@ def bench_training():
     _bench_saved_model()
 
 
+TRAINER_PROCESS_MIB = 640     # a trainer process's bound: the pod (deploy/kubernetes.yaml, 1,536 MiB, one slot) holds
+                              # it beside a server with its sessions and its figure cache
+
+
+def bench_trainer_process():
+    """The memory of one trainer process (``explorer.training.worker``) training induction for a few seconds, at its
+    defaults and as the largest model the page's controls allow (4 layers, 8 heads, d_model 256, MLP, T = 32): its
+    resident size idle (a fresh interpreter with torch) and its peak (VmHWM) while training and publishing."""
+    from bench.hostile import rss_mib
+    from explorer.training import Trainer
+    from explorer.training.worker import Pool
+
+    largest = {"n_layers": 4, "n_heads": 8, "d_model": 256, "with_mlp": True, "seq_len": 32}
+    for name, overrides in (("induction at its defaults", {}), ("the largest model the controls allow", largest)):
+        pool = Pool(k=1)
+        try:
+            pool.warm()
+            pid = pool.workers[0].process.pid
+            trainer = Trainer.for_task("induction", seed=0, **overrides)
+            time.sleep(amount(3.0, 1.0))                          # (the new interpreter imports torch)
+            idle = rss_mib(pid)
+            job = pool.hand_over(trainer, "bench")
+            t0, updates = time.perf_counter(), 0
+            while time.perf_counter() - t0 < amount(10.0, 2.0):   # a page's ticks: a beat, the update taken
+                time.sleep(1.0)
+                job.beat()
+                updates += len(job.take())
+            peak = rss_mib(pid, "VmHWM")
+            job.give_back()
+            job.returned.wait(10)
+        finally:
+            pool.stop()
+        row(f"a trainer process's memory, {name} ({sum(p.numel() for p in trainer.model.parameters()):,} "
+            f"parameters; {updates} updates taken): idle / peak RSS", f"{idle:.0f} / {peak:.0f} MiB",
+            f"<= {TRAINER_PROCESS_MIB} MiB", peak <= TRAINER_PROCESS_MIB)
+
+
 def _bench_saved_model():
     """What Live training's "Load a trained model" costs the server: CPU seconds to check and build a trainer from
     the largest file the page takes that its settings allow (4 layers of 4 heads, d_model 128, with its history),
@@ -1011,7 +1048,8 @@ def main():
     chosen = [a for a in sys.argv[1:] if not a.startswith("--")]      # e.g. `python -m bench.run pages cold`
     for fn in (bench_loop, bench_search, bench_statsmodels, bench_sdpa, bench_fast_large, bench_fgt_many_queries,
                bench_large, bench_causal_linear, bench_pages,
-               bench_upload, bench_training, bench_efficient, bench_icl_bandwidth, bench_positional, bench_offline,
+               bench_upload, bench_training, bench_trainer_process, bench_efficient, bench_icl_bandwidth,
+               bench_positional, bench_offline,
                bench_floor,
                bench_cold_start,
                bench_first_visits, bench_drag, bench_saturated,
