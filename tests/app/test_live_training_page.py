@@ -10,6 +10,14 @@ def buttons(at):
     return {b.label: b for b in at.button}
 
 
+def step_ten(at):
+    """Press Step ×10 and run the page until its ten steps are in: Step waits up to ``STEP_SECONDS`` for them, and
+    a trainer process still starting on a busy machine brings them at the live view's next ticks instead."""
+    buttons(at)["Step ×10"].click().run()
+    assert until(lambda: not at.run().session_state["train.run"].running, 60)
+    return at
+
+
 def test_start_ticks_pause_and_reset():
     at = page("live_training")
     assert_clean(at)
@@ -30,7 +38,7 @@ def test_start_ticks_pause_and_reset():
     loss_before = at.session_state["train.run"].trainer.history[-1]["loss"]
     buttons(at)["Reset"].click().run()
     assert at.session_state["train.run"].trainer.history == [] and at.session_state["train.run"].trainer.step_count == 0
-    buttons(at)["Step ×10"].click().run()
+    step_ten(at)
     rows = at.session_state["train.run"].trainer.history
     assert len(rows) == 10 and rows[0]["loss"] > loss_before     # re-initialised weights
 
@@ -50,14 +58,14 @@ def test_a_killed_trainer_process_is_said_and_reset_goes_on():
     assert buttons(at)["Start"].disabled and buttons(at)["Step ×10"].disabled
     buttons(at)["Reset"].click().run()
     assert not at.error and not buttons(at)["Start"].disabled
-    buttons(at)["Step ×10"].click().run()
+    step_ten(at)
     assert at.session_state["train.run"].trainer.step_count == 10
     assert_clean(at)
 
 
 def test_changing_lr_while_paused_keeps_the_weights():
     at = page("live_training")
-    buttons(at)["Step ×10"].click().run()
+    step_ten(at)
     trainer = at.session_state["train.run"].trainer
     at.select_slider(key="train.lr").set_value(1e-3).run()
     assert at.session_state["train.run"].trainer is trainer and trainer.step_count == 10
@@ -89,7 +97,7 @@ def test_every_task_and_architecture_control():
     at = page("live_training")
     for task in ("induction", "sort", "sine_icl", "reverse"):
         at.selectbox(key="train.task").set_value(task).run()
-        buttons(at)["Step ×10"].click().run()
+        step_ten(at)
         assert not at.exception, task
     at.slider(key="train.layers").set_value(2).run()
     at.select_slider(key="train.heads").set_value(4).run()
@@ -239,7 +247,7 @@ def test_a_model_trained_by_the_cli_loads_paused_at_its_step_and_start_goes_on_f
     before_class = Trainer.for_task("sort", seed=7, lr=1e-3, warmup=10, n_heads=4, total_steps=30)
     before_class.step(30)
     at = page("live_training")
-    buttons(at)["Step ×10"].click().run()                            # a model of the page's own, 10 steps in
+    step_ten(at)                            # a model of the page's own, 10 steps in
     load_file(at, saved.name, saved.read_bytes())
     assert_clean(at)
     run = at.session_state["train.run"]
@@ -250,7 +258,7 @@ def test_a_model_trained_by_the_cli_loads_paused_at_its_step_and_start_goes_on_f
         "Loaded sort-30.safetensors: a sort model trained 30 steps. Start goes on from step 30."]
     at.run()                                                          # a rerun keeps the loaded model
     assert at.session_state["train.run"].trainer is run.trainer
-    buttons(at)["Step ×10"].click().run()                            # (trained in a worker process)
+    step_ten(at)                            # (trained in a worker process)
     with torch_threads(trainer_threads()):                            # ... on the worker's threads
         before_class.step(10)                                         # the reference: the same run, not stopped
     assert [r["loss"] for r in run.trainer.history] == [r["loss"] for r in before_class.history]
@@ -259,7 +267,7 @@ def test_a_model_trained_by_the_cli_loads_paused_at_its_step_and_start_goes_on_f
 
 def test_a_file_that_is_not_a_saved_model_is_refused_in_one_sentence_and_the_model_is_kept():
     at = page("live_training")
-    buttons(at)["Step ×10"].click().run()
+    step_ten(at)
     trainer = at.session_state["train.run"].trainer
     load_file(at, "[notes](https://evil.example).safetensors", b"step,loss\n0,1.0\n" * 20)
     assert not at.exception

@@ -46,6 +46,13 @@ def same_weights(a: Trainer, b: Trainer) -> bool:
     return one.keys() == two.keys() and all(torch.equal(one[k], two[k]) for k in one)
 
 
+def step(run: LiveRun, n: int) -> None:
+    """The Step button: ``n`` steps in a worker. Step waits up to ``STEP_SECONDS`` for them; a process still
+    starting on a busy machine brings them at the next ticks instead (as the page's live view does)."""
+    run.step(n)
+    assert until(lambda: run.tick() == 0 and not run.running, 60), run.trainer.step_count
+
+
 def train_a_while(run: LiveRun, steps: int) -> None:
     run.start()
     assert until(lambda: run.tick() == 0 and run.trainer.step_count >= steps, 60), run.trainer.step_count
@@ -59,7 +66,7 @@ def test_a_model_trained_in_a_worker_is_the_headless_trainers_to_the_last_bit(po
         run = LiveRun("a", Slots(1), pool)
         run.sync(**SETTINGS)
         reference = fresh(run)
-        run.step(10)                                              # Step waits for its ten steps
+        step(run, 10)                                             # Step's ten steps, in a worker
         assert run.trainer.step_count == 10 and not run.running and run.job is None
         reference.step(10)
         assert same_weights(run.trainer, reference) and run.trainer.history == reference.history
@@ -69,7 +76,7 @@ def test_a_model_trained_in_a_worker_is_the_headless_trainers_to_the_last_bit(po
         reference.step(run.trainer.step_count - 10)
         assert same_weights(run.trainer, reference) and run.trainer.history == reference.history
         # the optimiser and the data came back as well: ten more steps match again
-        run.step(10)
+        step(run, 10)
         reference.step(10)
         assert same_weights(run.trainer, reference) and run.trainer.history == reference.history
 
@@ -144,7 +151,7 @@ def test_a_killed_worker_is_said_and_reset_trains_a_new_model_in_a_new_process(p
     run.reset()
     run.sync(**SETTINGS)
     assert run.lost is None and run.trainer.step_count == 0
-    run.step(5)
+    step(run, 5)
     assert run.trainer.step_count == 5 and dead not in pool.workers and len(pool.workers) == 1
 
 
@@ -158,7 +165,7 @@ def test_reset_while_training_drops_the_model_and_frees_the_worker(pool):
     run.sync(**SETTINGS)
     assert run.trainer.step_count == 0 and not run.trainer.history
     assert until(lambda: not worker.jobs, 30)                 # the worker forgot the old model
-    run.step(3)
+    step(run, 3)
     assert run.trainer.step_count == 3 and run.job is None
 
 
