@@ -241,13 +241,16 @@ def test_a_model_trained_by_the_cli_loads_paused_at_its_step_and_start_goes_on_f
     from tests.unit.test_training import run_cli
 
     saved = tmp_path / "sort-30.safetensors"
+    # the command and the reference here on one thread each: the same sums in the same order, whatever thread count
+    # this process was left with (a page run sets its own; a plain `pytest` run starts with torch's default)
     res = run_cli("--task", "sort", "--steps", "30", "--seed", "7", "--lr", "1e-3", "--warmup", "10", "--heads", "4",
-                  "--out", str(tmp_path / "run.csv"), "--save", str(saved))
+                  "--out", str(tmp_path / "run.csv"), "--save", str(saved), env={"OMP_NUM_THREADS": "1"})
     assert res.returncode == 0, res.stderr
     before_class = Trainer.for_task("sort", seed=7, lr=1e-3, warmup=10, n_heads=4, total_steps=30)
-    before_class.step(30)
+    with torch_threads(1):
+        before_class.step(30)
     at = page("live_training")
-    step_ten(at)                            # a model of the page's own, 10 steps in
+    step_ten(at)                                                      # a model of the page's own, 10 steps in
     load_file(at, saved.name, saved.read_bytes())
     assert_clean(at)
     run = at.session_state["train.run"]
@@ -258,7 +261,7 @@ def test_a_model_trained_by_the_cli_loads_paused_at_its_step_and_start_goes_on_f
         "Loaded sort-30.safetensors: a sort model trained 30 steps. Start goes on from step 30."]
     at.run()                                                          # a rerun keeps the loaded model
     assert at.session_state["train.run"].trainer is run.trainer
-    step_ten(at)                            # (trained in a worker process)
+    step_ten(at)                                                      # (trained in a worker process)
     with torch_threads(trainer_threads()):                            # ... on the worker's threads
         before_class.step(10)                                         # the reference: the same run, not stopped
     assert [r["loss"] for r in run.trainer.history] == [r["loss"] for r in before_class.history]

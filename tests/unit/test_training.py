@@ -1,5 +1,6 @@
 import csv
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -250,10 +251,12 @@ def test_bad_config(kwargs):
         ModelConfig(**kwargs)
 
 
-def run_cli(*args, command=None):
-    """The installed ``explorer-train`` console script (``command`` replaces it, e.g. a ``python -m`` form)."""
+def run_cli(*args, command=None, env=None):
+    """The installed ``explorer-train`` console script (``command`` replaces it, e.g. a ``python -m`` form), with
+    ``env`` added to this process's environment."""
     command = command or [str(Path(sys.executable).with_name("explorer-train"))]
-    return subprocess.run([*command, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run([*command, *args], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
 
 
 def test_cli_writes_the_metric_columns(tmp_path):
