@@ -14,6 +14,7 @@ import time
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
 from explorer.lessons import LESSONS
 from tests.conftest import until
@@ -265,8 +266,11 @@ def test_softmax_at_either_end_of_d_keeps_its_figure_and_export_on_a_projector(b
     try:
         for d in (1, 256):
             open_page(projector, f"{server_url}/softmax_kernel?lecture=1&predict=0&sk.d={d}")
+            # the link's d was used: the first figure says its τ (waited for: on a busy machine the page's later
+            # charts can be drawn while the first is still being computed)
+            expect(projector.locator(CHART).first).to_contain_text(f"τ = {d ** 0.5:g}", timeout=60_000)
+            settle(projector)
             m = projector.evaluate(MEASURE)
-            assert f"τ = {d ** 0.5:g}" in projector.locator(CHART).first.inner_text()    # the link's d was used
             if m["chart"] is None or m["chart"]["bottom"] > 720 or m["export"] is None or m["export"] > 720:
                 problems.append(f"d = {d}: figure {m['chart']}, its Export ends at {m['export']} px")
             problems += [f"d = {d}: {p}" for p in m["problems"]]
