@@ -160,9 +160,13 @@ def session_run() -> LiveRun:
     if run is None:
         run = st.session_state[RUN] = LiveRun(uuid.uuid4().hex)
         POOL.warm()                  # a trainer process starts now (seconds to import torch), not at Start
+    # The notice's place is drawn on every run, empty or not: a notice that came and went would move every later
+    # element of the page to another index, and a run cut short by the next (two slider steps) then left the
+    # browser the old copies of the keyed parts beside the new ones (a test saw 7 charts where there are 5).
+    notice = st.empty()
     try:
         if run.sync(**L.run_settings(values(L))):
-            write(L.rebuilt(value(L.SEED)))
+            write(L.rebuilt(value(L.SEED)), notice)
     except ValueError as err:
         stop_page(say(L.kept(err)))
     return run

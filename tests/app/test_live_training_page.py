@@ -109,6 +109,22 @@ def test_every_task_and_architecture_control():
     assert at.session_state["train.run"].trainer.config.n_heads == 4
 
 
+def test_the_new_model_notice_moves_no_later_element_of_the_page():
+    """A change of architecture says "a new model was initialised" in a place the page draws on every run, so every
+    element after it keeps its index: when a notice came and went, two slider steps in quick succession (the first
+    run cut short by the second) left the browser the old copies of the page's keyed parts beside the new ones."""
+    at = page("live_training")
+    before = [type(node).__name__ for node in at.main.children.values()]
+    assert not at.info
+    at.slider(key="train.layers").set_value(2).run()
+    after = [type(node).__name__ for node in at.main.children.values()]
+    assert [e.value for e in at.info] == ["The task or architecture changed, so a new model was initialised (seed 0)."]
+    assert len(after) == len(before), (before, after)
+    assert [(b, a) for b, a in zip(before, after, strict=True) if b != a] == [("UnknownElement", "Info")]   # st.empty
+    at.run()                                                            # the same model again: no notice
+    assert not at.info and [type(node).__name__ for node in at.main.children.values()] == before
+
+
 def test_head_notices_come_in_one_box_under_the_charts():
     """Reverse trained 300 steps raises a collapse note for every head and a near-duplicate note: all in one box."""
     from explorer.training import head_warnings

@@ -311,6 +311,14 @@ def test_live_training_in_lecture_mode_draws_one_layers_heads_in_a_row(browser, 
         context.close()
 
 
+# each chart's key (the class Streamlit gives a keyed element's box) and whether it is stale: a failure's message
+CHARTS_DRAWN = """() => [...document.querySelectorAll('CHART')].map(chart => {
+    const keyed = chart.closest('[class*="st-key-"]');
+    const key = keyed ? [...keyed.classList].find(c => c.startsWith('st-key-')) : 'no key';
+    return key + (chart.closest('[data-stale="true"]') ? ' (stale)' : '');
+})""".replace("CHART", CHART)
+
+
 def test_every_page_at_1400_px_every_chart_and_a_slider_move(browser, server_url):
     """The normal layout on a lecturer's laptop, for a viewer whose OS prefers dark: the landing page links "Start"
     and every lesson; every chart of every page (the whole page scrolled through) drawn without an error (the
@@ -353,7 +361,8 @@ def test_every_page_at_1400_px_every_chart_and_a_slider_move(browser, server_url
                 deadline = time.time() + 30
                 while page.locator(CHART).count() != charts and time.time() < deadline:
                     wait_idle(page)
-                assert page.locator(CHART).count() == charts, f"a chart went missing on {name} after a slider move"
+                assert page.locator(CHART).count() == charts, (
+                    f"{charts} charts on {name} before a slider move, then: {page.evaluate(CHARTS_DRAWN)}")
                 assert page.locator('[data-testid="stException"]').count() == 0, f"exception on {name} after a move"
                 page.evaluate("document.fonts.ready")
                 page.screenshot(path=str(ARTIFACTS / f"page_{name}.png"), full_page=True)
