@@ -309,7 +309,8 @@ def test_the_notice_says_m_lines_up_only_where_it_does(settings):
 def test_the_kept_grid_points_are_what_training_gives():
     """The claims above read grid points kept in tests/lessons/models (``icl_grid``): the five L of one setting at
     the smallest context and two at the largest, retrained here on the page's thread count, give the kept numbers
-    (else: ``python -m tests.lessons.icl_grid`` writes them again); every setting the claims sweep is kept."""
+    (else: ``python -m tests.lessons.icl_grid`` writes them again); every setting the claims sweep is kept. (To
+    1e-4: the unit is one float64 number trained by Adam, and another CPU rounds its sums differently.)"""
     from tests.lessons.icl_grid import KEPT, SETTINGS, kept, train
 
     points = kept()
@@ -319,4 +320,4 @@ def test_the_kept_grid_points_are_what_training_gives():
         fresh, mine = train(*key), points[key]
         assert fresh.keys() == mine.keys()
         for name, number in fresh.items():
-            assert math.isclose(number, mine[name], rel_tol=1e-6, abs_tol=1e-12), f"{key} {name} differs from {KEPT}"
+            assert math.isclose(number, mine[name], rel_tol=1e-4, abs_tol=1e-9), f"{key} {name} differs from {KEPT}"

@@ -492,23 +492,34 @@ def test_the_odd_seed_is_not_said_to_share_the_previous_token_step():
     assert "switching off either layer-0 head alone costs more than the whole untrained-to-trained gap" in said
 
 
+BEFORE_HEADS = 250        # steps of induction at its defaults before its heads form (its loss falls after 300)
+
+
 def test_the_kept_induction_models_are_what_training_gives(induction_seeds):
     """The induction claims are checked on models kept in tests/lessons/models (training five takes 40 s): seed 0
-    retrained here, on the page's thread count, has the kept weights and the same loss on the page's evaluation
-    batch (else: ``python -m tests.lessons.induction_models`` writes them again)."""
+    retrained here, on the page's thread count, takes the same first ``BEFORE_HEADS`` steps (every metric of every
+    row: a change to the trainer, the task, the initialisation or the data parts them at once), and ends with the
+    same model as far as the claims read it: its loss on the page's evaluation batch, and the last row's head scores,
+    entropies and weights (else: ``python -m tests.lessons.induction_models`` writes them again). Later steps are
+    compared loosely because float sums round differently on another CPU: measured against the CPU that wrote the
+    file, the runs agreed to 4e-7 until the heads formed, and by step 599 a batch's loss differed by 30 %."""
     from explorer.training import ablate
     from tests.lessons.induction_models import KEPT, STEPS, train
 
     untrained, kept, batch = induction_seeds[0]
     again = train(0)
     assert again.step_count == kept.step_count == STEPS
+    assert [row["step"] for row in kept.history] == list(range(STEPS))
+    for row, again_row in zip(kept.history[:BEFORE_HEADS], again.history[:BEFORE_HEADS], strict=True):
+        assert row.keys() == again_row.keys() and all(
+            math.isclose(row[k], again_row[k], rel_tol=1e-4, abs_tol=1e-5) or (math.isnan(row[k]) and math.isnan(
+                again_row[k])) for k in row), row["step"]
+    losses = [float(t.task.loss(ablate(t.model, batch.inputs, []), batch)) for t in (again, kept)]
+    assert abs(losses[0] - losses[1]) <= 0.1 * max(losses) and max(losses) < untrained / 100, (losses, untrained)
+    last, again_last = kept.history[-1], again.history[-1]
+    scores = [k for k in last if k.startswith(("prevtok_", "induction_", "entropy_", "maxw_"))]
+    assert len(scores) == 16 and all(abs(last[k] - again_last[k]) < 0.05 for k in scores), KEPT
     mine = kept.model.state_dict()
     for name, weight in again.model.state_dict().items():
-        torch.testing.assert_close(weight, mine[name], rtol=1e-3, atol=1e-4, msg=f"{name} differs from {KEPT}")
-    losses = [float(t.task.loss(ablate(t.model, batch.inputs, []), batch)) for t in (again, kept)]
-    assert abs(losses[0] - losses[1]) < 1e-3 and losses[0] < untrained
-    assert [row["step"] for row in kept.history] == list(range(STEPS))
-    for row, again_row in zip(kept.history, again.history, strict=True):
-        assert row.keys() == again_row.keys() and all(
-            math.isclose(row[k], again_row[k], rel_tol=1e-3, abs_tol=1e-4) or (math.isnan(row[k]) and math.isnan(
-                again_row[k])) for k in row), row["step"]
+        assert float(torch.linalg.vector_norm(weight - mine[name])) <= 0.1 * float(
+            torch.linalg.vector_norm(mine[name])) + 1e-6, f"{name} differs from {KEPT}"
