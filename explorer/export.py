@@ -123,7 +123,7 @@ def export_lecture_set(out_dir: Path, seed: int = 0, lang: str = "en", lecture: 
     Examples
     --------
     The whole set trains the Live training model at its defaults and draws 46 figures (about a minute; the
-    ``explorer-export`` command runs it, and ``tests/unit/test_export_cli.py`` checks what it writes):
+    ``explorer-export`` command runs it; ``tests/e2e/test_layout.py`` checks what it writes, SVGs in the browser):
 
     >>> manifest = export_lecture_set(Path("slides"), formats=("png", "csv"))      # doctest: +SKIP
     >>> sorted({f["format"] for f in manifest["files"]}), manifest["failed"]        # doctest: +SKIP

@@ -37,7 +37,7 @@ def pytest_sessionstart(session):
 # order; a long file handed out last is the whole run's tail (the induction models, the browser walks: a minute or
 # more each). Within a file, and for every other file, the order is pytest's own.
 LONGEST_FIRST = ("tests/lessons/test_live_training.py", "tests/e2e/test_layout.py", "tests/e2e/test_browser.py",
-                 "tests/lessons/test_icl_bandwidth.py", "tests/e2e/test_replicas.py", "tests/unit/test_export_cli.py",
+                 "tests/lessons/test_icl_bandwidth.py", "tests/e2e/test_replicas.py",
                  "tests/lessons/test_efficient_attention.py", "tests/lessons/test_softmax_kernel.py")
 
 

@@ -15,9 +15,10 @@ from explorer.lessons import LESSONS
 from tests.conftest import ROOT
 
 
-@pytest.mark.browser
-@pytest.mark.skipif(find_browser() is None, reason="PNG/SVG need Chrome/Chromium")
-def test_lecture_set_in_chinese_writes_every_file_its_manifest_names(tmp_path):
+def chinese_lecture_set(tmp_path) -> dict:
+    """The lecture set in Chinese (SVG and CSV), written by the command: every file its manifest names is there and
+    valid. Returns the manifest. (Run by tests/e2e/test_layout.py, which then opens the SVGs in the browser: one
+    export of the whole set, about 30 s, serves both checks.)"""
     res = subprocess.run([sys.executable, "-m", "explorer.export", "--out", str(tmp_path), "--preset", "lecture",
                           "--seed", "1", "--lang", "zh", "--formats", "svg,csv"], cwd=ROOT, capture_output=True,
                          text=True, timeout=300)
@@ -42,6 +43,7 @@ def test_lecture_set_in_chinese_writes_every_file_its_manifest_names(tmp_path):
             assert data.decode().startswith("series,kind,") and ",x," not in data.decode().splitlines()[0]
     assert "[" in res.stderr and "done" in res.stderr          # the progress bar
     assert {f["format"] for f in manifest["files"]} == {"svg", "csv"}
+    return manifest
 
 
 @pytest.mark.browser
