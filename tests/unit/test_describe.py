@@ -1,5 +1,6 @@
 """A figure in words: the text a screen reader reads for each chart, and the caption of the HTML export."""
 
+import functools
 import re
 
 import numpy as np
@@ -16,10 +17,17 @@ FIGURES = {f"{item.name}.{name}": spec for item in LESSONS
            if item.name != "live_training" or name in ("training_loss", "head_importance", "qk_circuit")}
 
 
+@functools.cache
+def data_of(name: str) -> dict:
+    """The figure's data, computed once per test process for both languages (a timing figure times its code anew at
+    every call: 5 s apiece for Efficient attention's)."""
+    return FIGURES[name].data()
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("name", FIGURES)
 def test_every_lesson_figure_is_described_in_the_pages_language(name, lang):
-    fig = prepared(FIGURES[name].figure(lang), NORMAL, 58)
+    fig = prepared(FIGURES[name].draw(data_of(name), lang), NORMAL, 58)
     text = describe(fig, lang)
     assert plain(fig.layout.title.text) in text                        # what it is
     named = [plain(tr.name) for tr in fig.data if tr.name and tr.showlegend is not False and tr.meta != "on-data"]
