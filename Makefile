@@ -60,27 +60,24 @@ chromium:
 	fi
 
 # The suite runs on WORKERS pytest-xdist processes, a test file to a worker (a file's browser tests share one server,
-# the induction tests one set of trained models); each worker computes on one thread (tests/conftest.py). Three for
-# `make test` on two cores: a browser test waits on its server, its browser and its trainer for much of its time
-# (the whole run kept the two cores about 60 % busy with two workers); two for `make test-fast`, whose tests compute.
-WORKERS ?= 3
-FAST_WORKERS ?= 2
+# the induction tests one set of trained models); each worker computes on one thread (tests/conftest.py).
+WORKERS ?= 2
 # Every run takes the tests in a new random order (pytest-randomly; the seed is printed at the top of the run):
 # PYTEST_ARGS=--randomly-seed=N repeats one, PYTEST_ARGS="-p no:randomly" keeps the files' order.
-PYTEST := $(BIN)/python -m pytest --dist loadfile $(PYTEST_ARGS)
+PYTEST := $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # Set-up first: the virtual environment (pip, on the CPU) and the system packages (apt, on the network and the
 # disk) are installed side by side, so a fresh machine waits for the longer of the two, not for both in turn.
 test:
 	@$(MAKE) --no-print-directory -j2 -O $(VENV)/.dev-deps chromium
 	$(BIN)/ruff check .
-	CHROMIUM=$(CHROMIUM) REQUIRE_BROWSER=1 REQUIRE_REDIS=1 $(PYTEST) -n $(WORKERS) --nbmake --durations=25
+	CHROMIUM=$(CHROMIUM) REQUIRE_BROWSER=1 REQUIRE_REDIS=1 $(PYTEST) --nbmake --durations=25
 
 # The edit loop: no browser (neither the app in Chromium nor PNG/SVG export through it) and no training to
 # convergence; every claim still swept, every page still run.
 test-fast: $(VENV)/.dev-deps
 	$(BIN)/ruff check .
-	$(PYTEST) -n $(FAST_WORKERS) -m "not e2e and not slow and not browser"
+	$(PYTEST) -m "not e2e and not slow and not browser"
 
 clean:
 	rm -rf $(VENV) tests/artifacts .pytest_cache .ruff_cache site
