@@ -119,12 +119,14 @@ MEASURE = "() => {" + CHART_CHECKS + """
 
 
 def settle(page):
-    """Wait until the page's script is idle, its charts are drawn and its fonts are loaded."""
-    wait_idle(page)
+    """Wait until the page's script is idle, its charts are drawn and its fonts are loaded. It follows a page opened
+    or a button pressed, never a slider's key press, whose value is sent a moment later: a run that asks for another
+    asks at once, so a quarter of a second without a run is idle here (wait_idle's half second is for sliders)."""
+    wait_idle(page, settle=0.25)
     if page.locator(CHART).count():
         page.wait_for_selector(CHART + " svg.main-svg")
     page.evaluate("document.fonts.ready")
-    wait_idle(page)
+    wait_idle(page, settle=0.25)
 
 
 def open_page(page, url):
