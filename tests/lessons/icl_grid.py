@@ -6,7 +6,8 @@ about the page are checked at five L for each (noise, n, seed) in ``SETTINGS``: 
 in every run. They are kept in ``models/icl_grid.json`` (each point's eleven numbers) and put where the lesson looks
 for trained points before the lesson tests run (``tests/lessons/conftest.py``).
 ``tests/lessons/test_icl_bandwidth.py`` retrains some of them in every run and compares them with what is kept, so
-the file cannot drift from what training gives. The page's own tests (tests/app) still train what they show.
+the file cannot drift from what training gives. The page's own tests (tests/app) train what they show, unless a
+lesson test in the same test process has put these points in place first.
 
     python -m tests.lessons.icl_grid      # after a change to the unit, its training, the tasks or torch
 """
