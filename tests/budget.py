@@ -8,6 +8,8 @@ carry the seconds to the process that prints the table (``user_properties`` trav
     tests/unit    312 tests   wall  95.1 s   CPU  90.3 s
     ...
 
+and, under it, the slowest test files, a file's setup, calls and teardowns summed (a file's tests run on one worker).
+
 A directory's wall seconds are summed over the workers (worker-seconds): the run's own wall time is printed below
 the table, next to the sum, so idle workers show as the gap between the two.
 """
@@ -21,6 +23,7 @@ from collections import defaultdict
 import pytest
 
 CPU, CHILDREN = "cpu_s", "children_cpu_s"
+SLOWEST_FILES = 15
 # the rows of the table, in this order; a node id that starts with none of them is "other"
 DIRECTORIES = {"tests/unit/": "tests/unit", "tests/lessons/": "tests/lessons", "tests/app/": "tests/app",
                "tests/e2e/": "tests/e2e", "docs/notebooks/": "notebooks", "explorer/": "doctests"}
@@ -83,6 +86,7 @@ class Table:
         self.wall: dict[str, float] = defaultdict(float)
         self.cpu: dict[str, float] = defaultdict(float)
         self.tests: dict[str, set] = defaultdict(set)
+        self.files: dict[str, float] = defaultdict(float)    # worker-seconds per test file (its fixtures included)
         self.children = 0.0
 
     @pytest.hookimpl
@@ -90,6 +94,7 @@ class Table:
         row = directory(report.nodeid)
         self.tests[row].add(report.nodeid)
         self.wall[row] += report.duration
+        self.files[report.nodeid.split("::")[0]] += report.duration
         properties = dict(report.user_properties)
         self.cpu[row] += properties.get(CPU, 0.0)
         self.children += properties.get(CHILDREN, 0.0)
@@ -110,6 +115,9 @@ class Table:
         write(f"servers, browsers and tools the fixtures started (child processes, counted as they ended): CPU "
               f"{self.children:.1f} s")
         write(f"the run itself: {time.time() - self.started:.1f} s of wall time")
+        slowest = sorted(self.files.items(), key=lambda item: -item[1])[:SLOWEST_FILES]
+        write(f"the {len(slowest)} slowest test files (worker-seconds): "
+              + ", ".join(f"{path} {seconds:.0f}" for path, seconds in slowest))
 
 
 def pytest_configure(config):
