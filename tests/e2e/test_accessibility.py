@@ -12,7 +12,7 @@ import pytest
 
 from explorer.lessons import LESSONS
 from tests.conftest import until
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, as_viewer
 from tests.e2e.test_browser import wait_idle
 
 axe_playwright = pytest.importorskip("axe_playwright_python.sync_playwright")
@@ -39,13 +39,18 @@ def _disabled_label(page, target: str) -> bool:
                          "return !!(box && box.querySelector('[disabled], [aria-disabled=\"true\"]')); }", target)
 
 
+def open_in(page, url: str, width: int, height: int, scheme: str = "light"):
+    """``url`` opened in ``page`` (the file's tab: tests/e2e/conftest.py) at ``width`` x ``height`` px for a viewer
+    whose OS prefers ``scheme``."""
+    as_viewer(page, width, height, scheme).goto(url)
+    return page
+
+
 @pytest.mark.parametrize("i, name", list(enumerate(PAGES)), ids=PAGES)
-def test_axe_finds_no_serious_violation_of_the_apps_own_markup(browser, server_url, i, name):
+def test_axe_finds_no_serious_violation_of_the_apps_own_markup(page, server_url, i, name):
     lang, scheme, lecture = SETTINGS[i % len(SETTINGS)]
-    page = browser.new_page(viewport={"width": 1280 if lecture else 1400, "height": 900}, color_scheme=scheme)
-    page.set_default_timeout(60_000)
     query = f"?lang={lang}" + ("&lecture=1" if lecture else "")
-    page.goto(f"{server_url}/{name}{query}")
+    page = open_in(page, f"{server_url}/{name}{query}", 1280 if lecture else 1400, 900, scheme)
     page.wait_for_selector("h1")
     wait_idle(page)
     results = axe_playwright.Axe().run(page).response
@@ -62,7 +67,6 @@ def test_axe_finds_no_serious_violation_of_the_apps_own_markup(browser, server_u
             targets = [t for t, ok in zip(targets, inside, strict=True) if not ok]
         problems += [f"{v['id']} ({v['impact']}): {v['help']} at {t}" for t in targets]
     page.screenshot(path=str(ARTIFACTS / f"axe-{name or 'home'}-{lang}-{scheme}{'-lecture' if lecture else ''}.png"))
-    page.close()
     assert problems == []
 
 
@@ -74,7 +78,7 @@ PLOTS = "() => JSON.stringify([...document.querySelectorAll('.js-plotly-plot')].
 
 
 @pytest.mark.parametrize("i, name", list(enumerate(MAIN_CONTROL)), ids=list(MAIN_CONTROL))
-def test_the_keyboard_alone_reaches_each_pages_main_control_and_moves_its_figure(browser, server_url, i, name):
+def test_the_keyboard_alone_reaches_each_pages_main_control_and_moves_its_figure(page, server_url, i, name):
     """Lecture mode on a 1280 x 720 projector (the sidebar folded), light and dark in turn: Tab from the top
     reaches the page's main control in the page's order, the focus on screen at every press and drawn; the arrow
     keys move the control, and the figures follow. (Predict first is off: with it on, the figure waits for a guess,
@@ -84,9 +88,8 @@ def test_the_keyboard_alone_reaches_each_pages_main_control_and_moves_its_figure
     param = next(p for p in lesson(name).module.PARAMS if p.key == MAIN_CONTROL[name])
     label = t(param.label, "en")
     scheme = ("light", "dark")[i % 2]
-    page = browser.new_page(viewport={"width": 1280, "height": 720}, color_scheme=scheme)
-    page.set_default_timeout(60_000)
-    page.goto(f"{server_url}/{name}?lecture=1&predict=0")          # the figures drawn, not held for a guess
+    # predict=0: the figures drawn, not held for a guess
+    page = open_in(page, f"{server_url}/{name}?lecture=1&predict=0", 1280, 720, scheme)
     page.wait_for_selector(".js-plotly-plot")
     wait_idle(page)
     before = page.evaluate(PLOTS)
@@ -113,15 +116,12 @@ def test_the_keyboard_alone_reaches_each_pages_main_control_and_moves_its_figure
     assert until(lambda: page.evaluate(PLOTS) != before, timeout=60), "the figures did not follow the keyboard"
     wait_idle(page)
     page.screenshot(path=str(ARTIFACTS / f"keyboard-{name}-lecture-{scheme}.png"))
-    page.close()
 
 
-def test_a_screen_reader_reads_each_figure_in_words_and_each_choice_by_its_text(browser, server_url):
+def test_a_screen_reader_reads_each_figure_in_words_and_each_choice_by_its_text(page, server_url):
     """Every chart has its description just before it (in the page's language), and the predict question's
     radios are named by their choices, not by their index."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.set_default_timeout(60_000)
-    page.goto(f"{server_url}/kernel_regression?predict=1&lang=zh")
+    page = open_in(page, f"{server_url}/kernel_regression?predict=1&lang=zh", 1400, 1000)
     page.wait_for_selector(".js-plotly-plot")
     wait_idle(page)
     texts = page.eval_on_selector_all(".explorer-alt", "els => els.map(e => e.textContent)")
@@ -133,7 +133,6 @@ def test_a_screen_reader_reads_each_figure_in_words_and_each_choice_by_its_text(
     tree = page.locator("[role=radiogroup]").first.aria_snapshot()
     radios = [line.strip() for line in tree.splitlines() if line.strip().startswith("- radio \"")]
     assert radios and all("h = " in r for r in radios), tree
-    page.close()
 
 
 def _luminance(css: str) -> float:
@@ -159,14 +158,12 @@ FOCUSED = """() => { const e = document.activeElement, s = getComputedStyle(e);
     ("kernel_regression", "light", {"a", "button", "combobox", "input", "switch", "summary"}),
     ("masking", "dark", {"a", "button", "combobox", "input"}),
 ])
-def test_every_control_the_keyboard_reaches_shows_a_ring_of_2_px_at_3_to_1(browser, server_url, name, scheme, kinds):
+def test_every_control_the_keyboard_reaches_shows_a_ring_of_2_px_at_3_to_1(page, server_url, name, scheme, kinds):
     """A projector washes pale colours out: in lecture mode at 1280 x 720, every element the first 45 Tab presses
     reach (links, buttons, select boxes, switches, the sliders' range inputs, the expanders, the
     figures' controls) draws its focus as a solid outline at least 2 px wide whose colour has at least 3:1 against
     the page's background (WCAG 2.2's focus appearance), in the light theme and in the dark."""
-    page = browser.new_page(viewport={"width": 1280, "height": 720}, color_scheme=scheme)
-    page.set_default_timeout(60_000)
-    page.goto(f"{server_url}/{name}?lecture=1&predict=0")
+    page = open_in(page, f"{server_url}/{name}?lecture=1&predict=0", 1280, 720, scheme)
     page.wait_for_selector(".js-plotly-plot")
     wait_idle(page)
     seen = []
@@ -177,4 +174,3 @@ def test_every_control_the_keyboard_reaches_shows_a_ring_of_2_px_at_3_to_1(brows
     weak = [s for s in seen if s["kind"] != "body" and (s["style"] != "solid" or s["width"] < 2
                                                         or _contrast(s["color"], s["background"]) < 3)]
     assert not weak, weak
-    page.close()

@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from explorer.ui.follow import widget_class
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, as_viewer
 from tests.e2e.test_browser import SCRIPT_STATE, wait_idle
 
 # page, what the link sets first, the control the main figure follows
@@ -150,10 +150,9 @@ def measure(page, url: str, name: str, variant: str, shots=ARTIFACTS) -> dict:
 
 
 @pytest.fixture
-def screen(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    yield context.new_page()
-    context.close()
+def screen(page):
+    """The file's tab (tests/e2e/conftest.py) at 1400 x 900 px."""
+    return as_viewer(page, 1400, 900)
 
 
 # What a drawing shows, in document order, for comparing two drawings of one figure: each path's outline, each
@@ -225,34 +224,27 @@ def test_each_main_figure_follows_a_drag_and_the_release_sets_the_control(screen
     (ARTIFACTS / "follow_drag.json").write_text(json.dumps(rows, indent=1))
 
 
-def test_the_pages_own_slider_is_a_thumb_too_in_lecture_mode_in_chinese_and_in_the_dark(browser, server_url):
+def test_the_pages_own_slider_is_a_thumb_too_in_lecture_mode_in_chinese_and_in_the_dark(page, server_url):
     """Lecture mode has no room for a slider under the figure: dragging the page's own control plays the frames
     (on a 1280 x 720 projector, in Chinese); at 1400 px both thumbs do, on a dark page too."""
     rows = []
-    for name, key, variant, options, query in [
-            ("kernel_regression", "nw.bandwidth", "lecture_zh", {"viewport": {"width": 1280, "height": 720}},
-             "lecture=1&lang=zh"),
-            ("scaling", "scale.d", "lecture_zh", {"viewport": {"width": 1280, "height": 720}}, "lecture=1&lang=zh"),
-            ("kernel_regression", "nw.bandwidth", "dark_control",
-             {"viewport": {"width": 1400, "height": 900}, "color_scheme": "dark"}, "lang=en")]:
-        context = browser.new_context(**options)
-        try:
-            page = context.new_page()
-            page.goto(f"{server_url}/{name}?predict=0&{query}")
-            page.wait_for_selector('[data-testid="stMain"] .js-plotly-plot')
-            wait_idle(page)
-            assert (page.locator(".js-plotly-plot .slider-rail-touch-rect").count() == 0) == ("lecture" in variant)
-            got = drag_control(page, key)
-            (ARTIFACTS / f"follow_{name}_{variant}.png").write_bytes(got["mid_drag"])
-            rest_of_page_after(page, got["released"], key, got["released_at"])
-            wait_idle(page)
-            assert page.locator('[data-testid="stException"]').count() == 0
-            link = parse_qs(urlparse(page.url).query)
-            assert link[key] == [got["released_at"]], f"{name}: the link says {link.get(key)}"
-            drawn = got["seen"]["drawn"]
-            rows.append({"page": name, "variant": variant, "frames": len(drawn), "drag_s": round(got["drag_s"], 3),
-                         "released_at": got["released_at"]})
-            assert len(drawn) >= 3, f"{name} ({variant}): {len(drawn)} frames while the page's slider moved"
-        finally:
-            context.close()
+    for name, key, variant, viewer, query in [
+            ("kernel_regression", "nw.bandwidth", "lecture_zh", (1280, 720, "light"), "lecture=1&lang=zh"),
+            ("scaling", "scale.d", "lecture_zh", (1280, 720, "light"), "lecture=1&lang=zh"),
+            ("kernel_regression", "nw.bandwidth", "dark_control", (1400, 900, "dark"), "lang=en")]:
+        as_viewer(page, *viewer).goto(f"{server_url}/{name}?predict=0&{query}")
+        page.wait_for_selector('[data-testid="stMain"] .js-plotly-plot')
+        wait_idle(page)
+        assert (page.locator(".js-plotly-plot .slider-rail-touch-rect").count() == 0) == ("lecture" in variant)
+        got = drag_control(page, key)
+        (ARTIFACTS / f"follow_{name}_{variant}.png").write_bytes(got["mid_drag"])
+        rest_of_page_after(page, got["released"], key, got["released_at"])
+        wait_idle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        link = parse_qs(urlparse(page.url).query)
+        assert link[key] == [got["released_at"]], f"{name}: the link says {link.get(key)}"
+        drawn = got["seen"]["drawn"]
+        rows.append({"page": name, "variant": variant, "frames": len(drawn), "drag_s": round(got["drag_s"], 3),
+                     "released_at": got["released_at"]})
+        assert len(drawn) >= 3, f"{name} ({variant}): {len(drawn)} frames while the page's slider moved"
     (ARTIFACTS / "follow_drag_control.json").write_text(json.dumps(rows, indent=1))

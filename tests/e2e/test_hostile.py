@@ -69,7 +69,7 @@ def test_an_uploads_file_and_column_names_are_text_on_the_page_and_in_the_figure
     page.screenshot(path=str(ARTIFACTS / "hostile_upload.png"))
 
 
-def test_every_response_carries_the_policy_and_a_page_elsewhere_cannot_frame_the_app(page, server_url, browser):
+def test_every_response_carries_the_policy_and_a_page_elsewhere_cannot_frame_the_app(server_url, browser):
     import re
     import urllib.error
     import urllib.request
@@ -85,6 +85,7 @@ def test_every_response_carries_the_policy_and_a_page_elsewhere_cannot_frame_the
         assert "frame-ancestors 'self'" in headers["Content-Security-Policy"], path
         assert headers["X-Content-Type-Options"] == "nosniff" and headers["Referrer-Policy"] == "same-origin", path
         assert headers["X-Frame-Options"] == "SAMEORIGIN", path
+    page = browser.new_page()          # a tab of its own, that has never opened the app: the page elsewhere
     page.set_content(f'<iframe id="app" src="{server_url}/" width="800" height="600"></iframe>')
     # the browser refuses the frame and says so on the console
     refused = until(lambda: [p for p in browser.problems if "frame-ancestors" in p], timeout=30)
@@ -92,3 +93,4 @@ def test_every_response_carries_the_policy_and_a_page_elsewhere_cannot_frame_the
     assert framed.locator('[data-testid="stApp"]').count() == 0                     # nothing of the app drawn
     assert refused, browser.problems                                                # the browser says why
     browser.problems[:] = [p for p in browser.problems if p not in refused]
+    page.close()

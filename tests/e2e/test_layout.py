@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from explorer.lessons import LESSONS
 from tests.conftest import until
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, as_viewer
 from tests.e2e.test_browser import CHART, MAIN_SLIDER, wait_idle
 from tests.unit.test_export_cli import chinese_lecture_set
 
@@ -152,39 +152,34 @@ def walk(page, url):
 
 
 @pytest.mark.parametrize("lang, scheme", [("en", "light"), ("zh", "dark")])
-def test_lecture_mode_fits_a_1280_by_720_projector(browser, server_url, lang, scheme):
+def test_lecture_mode_fits_a_1280_by_720_projector(page, server_url, lang, scheme):
     """Text scaled up, the sidebar folded, Previous / Next on screen, the main figure on screen without scrolling,
     and no error, no title, label or tick cut off or overlapping, on every page; in Chinese for a viewer whose OS
     prefers dark (the dark theme's lecture mode). Screenshots: what the projector shows, and in 中文 the whole page
     too."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme=scheme)
-    projector = context.new_page()
-    projector.set_default_timeout(60_000)
+    projector = as_viewer(page, 1280, 720, scheme)
     problems = []
-    try:
-        for name in walk(projector, f"{server_url}/?lecture=1&predict=0&lang={lang}"):   # the revealed figures
-            projector.screenshot(path=str(ARTIFACTS / f"lecture_{lang}_{scheme}_{name or 'home'}.png"))
-            if lang == "zh":
-                projector.screenshot(path=str(ARTIFACTS / f"zh_lecture_{name or 'home'}.png"), full_page=True)
-            m = projector.evaluate(MEASURE)
-            if m["exceptions"]:
-                problems.append(f"{name or 'home'}: {m['exceptions']} exception(s) ({scheme} theme)")
-            problems += [f"{name or 'home'}: {p}" for p in m["problems"]]
-            if m["font"] < 18:
-                problems.append(f"{name or 'home'}: text is not scaled up ({m['font']} px)")
-            if m["sidebar"] > 0:
-                problems.append(f"{name or 'home'}: the sidebar is open")
-            if name:
-                if m["link"] is None or m["link"] > 720:
-                    problems.append(f"{name}: Previous / Next are not on screen")
-                if m["chart"] is None or m["chart"]["bottom"] > 720 or m["chart"]["right"] > 1280:
-                    problems.append(f"{name}: the main figure does not fit on screen: {m['chart']}")
-                if m["export"] is None or m["export"] > 720:
-                    problems.append(f"{name}: the main figure's Export ends at {m['export']} px (> 720)")
-                if m["plotShare"] is not None and m["plotShare"] < 0.6:     # the plot, not the furniture around it
-                    problems.append(f"{name}: the main figure's plot is {m['plotShare']:.0%} of its height (< 60 %)")
-    finally:
-        context.close()
+    for name in walk(projector, f"{server_url}/?lecture=1&predict=0&lang={lang}"):   # the revealed figures
+        projector.screenshot(path=str(ARTIFACTS / f"lecture_{lang}_{scheme}_{name or 'home'}.png"))
+        if lang == "zh":
+            projector.screenshot(path=str(ARTIFACTS / f"zh_lecture_{name or 'home'}.png"), full_page=True)
+        m = projector.evaluate(MEASURE)
+        if m["exceptions"]:
+            problems.append(f"{name or 'home'}: {m['exceptions']} exception(s) ({scheme} theme)")
+        problems += [f"{name or 'home'}: {p}" for p in m["problems"]]
+        if m["font"] < 18:
+            problems.append(f"{name or 'home'}: text is not scaled up ({m['font']} px)")
+        if m["sidebar"] > 0:
+            problems.append(f"{name or 'home'}: the sidebar is open")
+        if name:
+            if m["link"] is None or m["link"] > 720:
+                problems.append(f"{name}: Previous / Next are not on screen")
+            if m["chart"] is None or m["chart"]["bottom"] > 720 or m["chart"]["right"] > 1280:
+                problems.append(f"{name}: the main figure does not fit on screen: {m['chart']}")
+            if m["export"] is None or m["export"] > 720:
+                problems.append(f"{name}: the main figure's Export ends at {m['export']} px (> 720)")
+            if m["plotShare"] is not None and m["plotShare"] < 0.6:     # the plot, not the furniture around it
+                problems.append(f"{name}: the main figure's plot is {m['plotShare']:.0%} of its height (< 60 %)")
     assert not problems, "\n".join(problems)
 
 
@@ -213,105 +208,90 @@ ON_SCREEN = """() => { const a = document.querySelector('.st-key-explorer-asked'
 
 
 @pytest.mark.parametrize("lang, scheme", [("en", "light"), ("zh", "dark")])
-def test_every_question_revealed_in_lecture_mode_keeps_its_figure_whole_and_on_screen(browser, server_url, lang,
+def test_every_question_revealed_in_lecture_mode_keeps_its_figure_whole_and_on_screen(page, server_url, lang,
                                                                                       scheme):
     """Lecture mode with Predict first, as a class goes through it: on each page a guess, Reveal, then the verdict
     and the figure that answers, together on the 1280 x 720 screen without the lecturer scrolling (the page scrolls
     itself, no further than the verdict's top): the verdict under Streamlit's header, the asked figure with its
     Export above the screen's bottom. The answer's label sits inside its plot and covers under 5 % of it; panel
     titles and labels clear the tick labels."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme=scheme)
-    projector = context.new_page()
-    projector.set_default_timeout(60_000)
+    projector = as_viewer(page, 1280, 720, scheme)
     problems, revealed = [], 0
-    try:
-        for name in walk(projector, f"{server_url}/?lecture=1&lang={lang}"):
-            choices = projector.locator('[data-testid="stMain"] [data-testid="stRadioOption"]')
-            if not name or not choices.count():
-                continue
-            choices.first.click()
-            wait_idle(projector)
-            projector.locator('[data-testid="stMain"] [class*="st-key-predict"] button[kind="primary"]').first.click()
-            projector.wait_for_selector('[class*="st-key-verdict-"]')
-            settle(projector)
-            try:                        # the page scrolls once its run is over and the figure drawn
-                projector.wait_for_function(ON_SCREEN, timeout=10_000)
-            except PlaywrightTimeout:
-                pass                    # said below, with the numbers
-            revealed += 1
-            m = projector.evaluate(MEASURE)
-            problems += [f"{name}: {p}" for p in m["problems"]]
-            r = projector.evaluate(REVEALED)
-            if r["asked"] is None:
-                problems.append(f"{name}: no figure is marked as the one the question asked about")
-            elif r["asked"] > 720:
-                problems.append(f"{name}: after Reveal the asked figure and its Export end at {r['asked']:.0f} px "
-                                "(> 720)")
-            if r["verdict"] < r["header"] - 1:
-                problems.append(f"{name}: the verdict's top ({r['verdict']:.0f} px) is under the header "
-                                f"({r['header']:.0f} px)")
-            problems += [f"{name}: the answer label {label['text']!r} covers {label['share']:.1%} of its plot"
-                         for label in r["labels"] if label["share"] >= 0.05]
-            projector.screenshot(path=str(ARTIFACTS / f"revealed_{lang}_{scheme}_{name}.png"))
-    finally:
-        context.close()
+    for name in walk(projector, f"{server_url}/?lecture=1&lang={lang}"):
+        choices = projector.locator('[data-testid="stMain"] [data-testid="stRadioOption"]')
+        if not name or not choices.count():
+            continue
+        choices.first.click()
+        wait_idle(projector)
+        projector.locator('[data-testid="stMain"] [class*="st-key-predict"] button[kind="primary"]').first.click()
+        projector.wait_for_selector('[class*="st-key-verdict-"]')
+        settle(projector)
+        try:                        # the page scrolls once its run is over and the figure drawn
+            projector.wait_for_function(ON_SCREEN, timeout=10_000)
+        except PlaywrightTimeout:
+            pass                    # said below, with the numbers
+        revealed += 1
+        m = projector.evaluate(MEASURE)
+        problems += [f"{name}: {p}" for p in m["problems"]]
+        r = projector.evaluate(REVEALED)
+        if r["asked"] is None:
+            problems.append(f"{name}: no figure is marked as the one the question asked about")
+        elif r["asked"] > 720:
+            problems.append(f"{name}: after Reveal the asked figure and its Export end at {r['asked']:.0f} px "
+                            "(> 720)")
+        if r["verdict"] < r["header"] - 1:
+            problems.append(f"{name}: the verdict's top ({r['verdict']:.0f} px) is under the header "
+                            f"({r['header']:.0f} px)")
+        problems += [f"{name}: the answer label {label['text']!r} covers {label['share']:.1%} of its plot"
+                     for label in r["labels"] if label["share"] >= 0.05]
+        projector.screenshot(path=str(ARTIFACTS / f"revealed_{lang}_{scheme}_{name}.png"))
     assert revealed >= 7, f"only {revealed} pages asked a question"
     assert not problems, "\n".join(problems)
 
 
-def test_softmax_at_either_end_of_d_keeps_its_figure_and_export_on_a_projector(browser, server_url):
+def test_softmax_at_either_end_of_d_keeps_its_figure_and_export_on_a_projector(page, server_url):
     """Softmax is a kernel at d = 1 and d = 256 (the slider's ends), lecture mode at 1280 x 720: the side-by-side
     figure and its Export end on the screen."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    projector = context.new_page()
-    projector.set_default_timeout(60_000)
+    projector = as_viewer(page, 1280, 720)
     problems = []
-    try:
-        for d in (1, 256):
-            open_page(projector, f"{server_url}/softmax_kernel?lecture=1&predict=0&sk.d={d}")
-            # the link's d was used: the first figure says its τ (waited for: on a busy machine the page's later
-            # charts can be drawn while the first is still being computed)
-            expect(projector.locator(CHART).first).to_contain_text(f"τ = {d ** 0.5:g}", timeout=60_000)
-            settle(projector)
-            m = projector.evaluate(MEASURE)
-            if m["chart"] is None or m["chart"]["bottom"] > 720 or m["export"] is None or m["export"] > 720:
-                problems.append(f"d = {d}: figure {m['chart']}, its Export ends at {m['export']} px")
-            problems += [f"d = {d}: {p}" for p in m["problems"]]
-    finally:
-        context.close()
+    for d in (1, 256):
+        open_page(projector, f"{server_url}/softmax_kernel?lecture=1&predict=0&sk.d={d}")
+        # the link's d was used: the first figure says its τ (waited for: on a busy machine the page's later
+        # charts can be drawn while the first is still being computed)
+        expect(projector.locator(CHART).first).to_contain_text(f"τ = {d ** 0.5:g}", timeout=60_000)
+        settle(projector)
+        m = projector.evaluate(MEASURE)
+        if m["chart"] is None or m["chart"]["bottom"] > 720 or m["export"] is None or m["export"] > 720:
+            problems.append(f"d = {d}: figure {m['chart']}, its Export ends at {m['export']} px")
+        problems += [f"d = {d}: {p}" for p in m["problems"]]
     assert not problems, "\n".join(problems)
 
 
-def test_live_training_in_lecture_mode_draws_one_layers_heads_in_a_row(browser, server_url):
+def test_live_training_in_lecture_mode_draws_one_layers_heads_in_a_row(page, server_url):
     """Induction (2 layers x 2 heads) on a 1280 x 720 projector after ten steps: the maps show one layer's heads, in
     one row, at 90 px a side or more (the whole 2 x 2 grid drew them at about 55 px), with nothing cut or
     overlapping; the maps' and the entropy chart's Export end on the screen (the step's numbers above them are one
     compact row); the picker beside the buttons switches the layer."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    projector = context.new_page()
-    projector.set_default_timeout(60_000)
-    try:
-        open_page(projector, f"{server_url}/live_training?lecture=1&predict=0&train.task=induction")
-        projector.locator('.st-key-train-step button').first.click()
-        projector.wait_for_selector('[data-testid="stMetric"]')
-        settle(projector)
-        maps = projector.locator(CHART).first
-        sizes = maps.evaluate("c => [...c.querySelectorAll('.draglayer .nsewdrag')].map(p => "
-                              "Math.min(p.getBoundingClientRect().width, p.getBoundingClientRect().height))")
-        titles = maps.locator(".annotation-text").all_text_contents()
-        assert len(sizes) == 2 and min(sizes) >= 90, sizes
-        assert {"L1 H0", "L1 H1"} <= set(titles) and not any(t.startswith("L0") for t in titles), titles
-        problems = projector.evaluate(MEASURE)["problems"]
-        assert not problems, "\n".join(problems)
-        exports = projector.evaluate("() => [...document.querySelectorAll('[data-testid=\"stMain\"] "
-                                     "[class*=\"st-key-export\"]')].slice(0, 2)"
-                                     ".map(e => e.getBoundingClientRect().bottom)")
-        assert len(exports) == 2 and max(exports) <= 720, exports
-        projector.get_by_text("layer 0", exact=True).click()
-        assert until(lambda: "L0 H0" in maps.locator(".annotation-text").all_text_contents()), "no map of layer 0"
-        projector.screenshot(path=str(ARTIFACTS / "lecture_live_training_layer0.png"))
-    finally:
-        context.close()
+    projector = as_viewer(page, 1280, 720)
+    open_page(projector, f"{server_url}/live_training?lecture=1&predict=0&train.task=induction")
+    projector.locator('.st-key-train-step button').first.click()
+    projector.wait_for_selector('[data-testid="stMetric"]')
+    settle(projector)
+    maps = projector.locator(CHART).first
+    sizes = maps.evaluate("c => [...c.querySelectorAll('.draglayer .nsewdrag')].map(p => "
+                          "Math.min(p.getBoundingClientRect().width, p.getBoundingClientRect().height))")
+    titles = maps.locator(".annotation-text").all_text_contents()
+    assert len(sizes) == 2 and min(sizes) >= 90, sizes
+    assert {"L1 H0", "L1 H1"} <= set(titles) and not any(t.startswith("L0") for t in titles), titles
+    problems = projector.evaluate(MEASURE)["problems"]
+    assert not problems, "\n".join(problems)
+    exports = projector.evaluate("() => [...document.querySelectorAll('[data-testid=\"stMain\"] "
+                                 "[class*=\"st-key-export\"]')].slice(0, 2)"
+                                 ".map(e => e.getBoundingClientRect().bottom)")
+    assert len(exports) == 2 and max(exports) <= 720, exports
+    projector.get_by_text("layer 0", exact=True).click()
+    assert until(lambda: "L0 H0" in maps.locator(".annotation-text").all_text_contents()), "no map of layer 0"
+    projector.screenshot(path=str(ARTIFACTS / "lecture_live_training_layer0.png"))
 
 
 # each chart's key (the class Streamlit gives a keyed element's box) and whether it is stale: a failure's message
@@ -322,7 +302,7 @@ CHARTS_DRAWN = """() => [...document.querySelectorAll('CHART')].map(chart => {
 })""".replace("CHART", CHART)
 
 
-def test_every_page_at_1400_px_every_chart_and_a_slider_move(browser, server_url):
+def test_every_page_at_1400_px_every_chart_and_a_slider_move(page, server_url):
     """The normal layout on a lecturer's laptop, for a viewer whose OS prefers dark: the landing page links "Start"
     and every lesson; every chart of every page (the whole page scrolled through) drawn without an error (the
     heatmap page once raised on an array of marker colours in the dark theme), no title on a panel title or plot, no
@@ -330,48 +310,43 @@ def test_every_page_at_1400_px_every_chart_and_a_slider_move(browser, server_url
     error, and every chart is still there (a move that reruns only parts of the page, such as Kernel regression's
     bandwidth, leaves the rest in place). Screenshots of each whole page before (w1400_*) and after the move
     (page_*), to read against the page text."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
-    page = context.new_page()
-    page.set_default_timeout(60_000)
+    page = as_viewer(page, 1400, 1000, "dark")
     problems = []
-    try:
-        for name in walk(page, server_url):
-            label = name or "home"
-            page.set_viewport_size({"width": 1400, "height": 6000})     # every chart drawn, not only the first
+    for name in walk(page, server_url):
+        label = name or "home"
+        page.set_viewport_size({"width": 1400, "height": 6000})     # every chart drawn, not only the first
+        wait_idle(page)
+        page.screenshot(path=str(ARTIFACTS / f"w1400_{label}.png"), full_page=True)
+        m = page.evaluate(MEASURE)
+        if m["exceptions"]:
+            problems.append(f"{label}: {m['exceptions']} exception(s) in the dark theme")
+        problems += [f"{label}: {p}" for p in m["problems"] if "scrolls sideways" not in p]
+        if not name:                  # the landing page: text, links and thumbnails, no chart
+            links = page.locator('[data-testid="stMain"] [data-testid="stPageLink"]').count()
+            assert links == len(LESSONS) + 1, f"the landing page has {links} links, not Start and each lesson"
+        else:
+            charts = page.locator(CHART).count()
+            assert charts >= 1, f"no chart on {name}"
+            slider = page.locator(MAIN_SLIDER).first
+            assert slider.count(), f"no slider on {name}"
+            before = slider.get_attribute("aria-valuetext")
+            slider.focus()
+            slider.press("ArrowRight")
+            slider.press("ArrowRight")
             wait_idle(page)
-            page.screenshot(path=str(ARTIFACTS / f"w1400_{label}.png"), full_page=True)
-            m = page.evaluate(MEASURE)
-            if m["exceptions"]:
-                problems.append(f"{label}: {m['exceptions']} exception(s) in the dark theme")
-            problems += [f"{label}: {p}" for p in m["problems"] if "scrolls sideways" not in p]
-            if not name:                  # the landing page: text, links and thumbnails, no chart
-                links = page.locator('[data-testid="stMain"] [data-testid="stPageLink"]').count()
-                assert links == len(LESSONS) + 1, f"the landing page has {links} links, not Start and each lesson"
-            else:
-                charts = page.locator(CHART).count()
-                assert charts >= 1, f"no chart on {name}"
-                slider = page.locator(MAIN_SLIDER).first
-                assert slider.count(), f"no slider on {name}"
-                before = slider.get_attribute("aria-valuetext")
-                slider.focus()
-                slider.press("ArrowRight")
-                slider.press("ArrowRight")
+            assert slider.get_attribute("aria-valuetext") != before, f"slider did not move on {name}"
+            # the two presses can reach the server as two reruns, the second after a pause longer than
+            # wait_idle's quiet window on a loaded machine; while one runs, the page holds the outgoing charts
+            # next to the incoming ones: counted when the page is idle, the count must come back to what it was
+            deadline = time.time() + 30
+            while page.locator(CHART).count() != charts and time.time() < deadline:
                 wait_idle(page)
-                assert slider.get_attribute("aria-valuetext") != before, f"slider did not move on {name}"
-                # the two presses can reach the server as two reruns, the second after a pause longer than
-                # wait_idle's quiet window on a loaded machine; while one runs, the page holds the outgoing charts
-                # next to the incoming ones: counted when the page is idle, the count must come back to what it was
-                deadline = time.time() + 30
-                while page.locator(CHART).count() != charts and time.time() < deadline:
-                    wait_idle(page)
-                assert page.locator(CHART).count() == charts, (
-                    f"{charts} charts on {name} before a slider move, then: {page.evaluate(CHARTS_DRAWN)}")
-                assert page.locator('[data-testid="stException"]').count() == 0, f"exception on {name} after a move"
-                page.evaluate("document.fonts.ready")
-                page.screenshot(path=str(ARTIFACTS / f"page_{name}.png"), full_page=True)
-            page.set_viewport_size({"width": 1400, "height": 1000})
-    finally:
-        context.close()
+            assert page.locator(CHART).count() == charts, (
+                f"{charts} charts on {name} before a slider move, then: {page.evaluate(CHARTS_DRAWN)}")
+            assert page.locator('[data-testid="stException"]').count() == 0, f"exception on {name} after a move"
+            page.evaluate("document.fonts.ready")
+            page.screenshot(path=str(ARTIFACTS / f"page_{name}.png"), full_page=True)
+        page.set_viewport_size({"width": 1400, "height": 1000})
     assert not problems, "\n".join(problems)
 
 
@@ -397,22 +372,17 @@ def test_the_exported_lecture_set_is_whole_and_laid_out_like_the_pages(browser, 
     assert not problems, "\n".join(problems)
 
 
-def test_an_800_px_window_keeps_every_label_whole(browser, server_url):
-    context = browser.new_context(viewport={"width": 800, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
+def test_an_800_px_window_keeps_every_label_whole(page, server_url):
+    page = as_viewer(page, 800, 1000)
     problems = []
-    try:
-        for name in itertools.chain(walk(page, server_url), [ALL_KERNELS]):
-            if name == ALL_KERNELS:
-                open_page(page, f"{server_url}/{name}")
-            page.screenshot(path=str(ARTIFACTS / f"w800_{name.split('?')[0] or 'home'}.png"))
-            m = page.evaluate(MEASURE)
-            problems += [f"{name or 'home'}: {p}" for p in m["problems"] if "tick" not in p]
-            if m["sidebar"] > 240:
-                problems.append(f"{name}: the sidebar takes {m['sidebar']:.0f} px of 800")
-    finally:
-        context.close()
+    for name in itertools.chain(walk(page, server_url), [ALL_KERNELS]):
+        if name == ALL_KERNELS:
+            open_page(page, f"{server_url}/{name}")
+        page.screenshot(path=str(ARTIFACTS / f"w800_{name.split('?')[0] or 'home'}.png"))
+        m = page.evaluate(MEASURE)
+        problems += [f"{name or 'home'}: {p}" for p in m["problems"] if "tick" not in p]
+        if m["sidebar"] > 240:
+            problems.append(f"{name}: the sidebar takes {m['sidebar']:.0f} px of 800")
     assert not problems, "\n".join(problems)
 
 
@@ -445,35 +415,31 @@ def test_a_phone_sees_every_chart_title_with_no_toolbar_over_it(browser, server_
     assert not problems, "\n".join(problems)
 
 
-def test_dark_theme_follows_the_viewer_and_exports_stay_light(browser, server_url):
+def test_dark_theme_follows_the_viewer_and_exports_stay_light(page, server_url):
     """A viewer whose OS prefers dark gets a dark app and dark figures; the exported SVG is light unless the
     popover's "Dark background" is switched on."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark", accept_downloads=True)
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    try:
-        open_page(page, f"{server_url}/kernel_regression")
-        page.screenshot(path=str(ARTIFACTS / "dark_kernel_regression.png"))
-        app_bg = page.evaluate("getComputedStyle(document.querySelector('.stApp')).backgroundColor")
-        chart_bg = page.evaluate("getComputedStyle(document.querySelector('[data-testid=\"stPlotlyChart\"] "
-                                 "svg.main-svg')).backgroundColor")
-        r, g, b = (int(v) for v in app_bg[app_bg.index("(") + 1:app_bg.index(")")].split(",")[:3])
-        assert r + g + b < 120, app_bg
-        assert chart_bg == "rgba(0, 0, 0, 0)", chart_bg          # the figure lets the dark page show through
-        page.get_by_role("button", name="Export").first.click()
-        popover = page.locator('[data-testid="stPopoverBody"]')
-        svg_button = popover.get_by_role("button", name="SVG", exact=True)
-        svg_button.wait_for()
-        box = popover.bounding_box()
-        assert box["y"] >= 0 and box["y"] + box["height"] <= 1000, box        # every button on screen
-        with page.expect_download() as download:
-            svg_button.click()
-        assert download.value.suggested_filename == "kernel-regression_fit_gaussian_h0.2.svg"
-        assert "fill: rgb(255, 255, 255)" in open(download.value.path(), encoding="utf-8").read()[:2000]
-        popover.get_by_text("Dark background").click()
-        wait_idle(page)
-        with page.expect_download() as download:
-            popover.get_by_role("button", name="SVG", exact=True).click()
-        assert "fill: rgb(14, 17, 23)" in open(download.value.path(), encoding="utf-8").read()[:2000]
-    finally:
-        context.close()
+    page = as_viewer(page, 1400, 1000, "dark")
+    open_page(page, f"{server_url}/kernel_regression")
+    page.screenshot(path=str(ARTIFACTS / "dark_kernel_regression.png"))
+    app_bg = page.evaluate("getComputedStyle(document.querySelector('.stApp')).backgroundColor")
+    chart_bg = page.evaluate("getComputedStyle(document.querySelector('[data-testid=\"stPlotlyChart\"] "
+                             "svg.main-svg')).backgroundColor")
+    r, g, b = (int(v) for v in app_bg[app_bg.index("(") + 1:app_bg.index(")")].split(",")[:3])
+    assert r + g + b < 120, app_bg
+    assert chart_bg == "rgba(0, 0, 0, 0)", chart_bg          # the figure lets the dark page show through
+    page.get_by_role("button", name="Export").first.click()
+    popover = page.locator('[data-testid="stPopoverBody"]')
+    svg_button = popover.get_by_role("button", name="SVG", exact=True)
+    svg_button.wait_for()
+    box = popover.bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 1000, box        # every button on screen
+    with page.expect_download() as download:
+        svg_button.click()
+    assert download.value.suggested_filename == "kernel-regression_fit_gaussian_h0.2.svg"
+    assert "fill: rgb(255, 255, 255)" in open(download.value.path(), encoding="utf-8").read()[:2000]
+    popover.get_by_text("Dark background").click()
+    wait_idle(page)
+    with page.expect_download() as download:
+        popover.get_by_role("button", name="SVG", exact=True).click()
+    assert "fill: rgb(14, 17, 23)" in open(download.value.path(), encoding="utf-8").read()[:2000]
+

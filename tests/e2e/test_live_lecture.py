@@ -11,7 +11,7 @@ import time
 
 from explorer.training import TASKS
 from tests.conftest import until
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, as_viewer
 from tests.e2e.test_browser import wait_idle
 
 SNAPSHOTS = 10
@@ -65,14 +65,10 @@ def drawn_whole(page, task: str) -> dict | None:
     return snapshot(page, mark=True)
 
 
-def test_every_map_and_chart_is_drawn_in_every_snapshot_while_a_model_trains(browser, server_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 720}, color_scheme="dark")
-    page = context.new_page()
-    try:
-        for task in TASKS:
-            watch_training(page, server_url, task)
-    finally:
-        context.close()
+def test_every_map_and_chart_is_drawn_in_every_snapshot_while_a_model_trains(page, server_url):
+    as_viewer(page, 1280, 720, "dark")
+    for task in TASKS:
+        watch_training(page, server_url, task)
 
 
 def watch_training(page, server_url: str, task: str) -> None:
