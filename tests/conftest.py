@@ -51,6 +51,17 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: rank.get(Path(item.fspath).relative_to(ROOT).as_posix(), len(rank)))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def icl_grid_points_kept():
+    """The bandwidth lesson's grid points (its defaults and the settings its claims are checked at) read from
+    tests/lessons/models (``tests.lessons.icl_grid``; some are retrained in every run and compared), in every test
+    process, instead of trained in each one that draws the page or its figures (16 s for the defaults' five). That
+    the page trains a point it lacks is tests/app/test_attention_pages.py's."""
+    from tests.lessons.icl_grid import put_in_place
+
+    put_in_place()
+
+
 @pytest.fixture(autouse=True)
 def no_event_loop_left_running(request):
     """A test outside the browser files starts with no asyncio loop running on its thread: one left there by an

@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from explorer.lessons.shared import TEMPERATURES
 from tests.app.helpers import assert_clean, chart_data, page, set_bandwidth
@@ -128,3 +129,34 @@ def test_a_move_of_d_on_softmax_is_a_kernel_reruns_only_its_parts():
     at.slider(key="sk.d").set_value(32).run()
     assert_clean(at)
     assert "learned_h" not in _specs(at) and "side_by_side" in _specs(at)
+
+
+def test_the_bandwidth_lesson_trains_the_grid_point_it_lacks_behind_its_progress_bar(monkeypatch):
+    """The kept grid points are in place (tests/conftest.py); one of the defaults' five is taken away: the page
+    trains it (its progress bar says which), draws the sweep with it, and the point is the one training gives."""
+    import streamlit as st
+
+    from explorer.i18n import t
+    from explorer.lessons import icl_bandwidth as IB
+    from explorer.lessons.params import defaults
+
+    v = defaults(IB.PARAMS)
+    key = (IB.LIPSCHITZ[-1], v[IB.NOISE.key], v[IB.N.key], v[IB.SEED.key])
+    kept = IB._POINTS.pop(key)
+    said = []
+    progress = st.delta_generator.DeltaGenerator.progress
+
+    def progress_told(self, value, text=None):
+        said.append(text)
+        return progress(self, value, text=text)
+    monkeypatch.setattr(st.delta_generator.DeltaGenerator, "progress", progress_told)
+    try:
+        at = page("icl_bandwidth")
+        assert_clean(at)
+        assert said == [t("ib.training", "en", l=key[0], i=1, of=1)], said
+        assert key in IB._POINTS and IB.missing(*key[1:]) == []
+        for name, value in kept.items():
+            assert IB._POINTS[key][name] == pytest.approx(value, rel=1e-4), name
+        assert len(chart_data(at, "learned_window")[0]["x"]) == len(IB.LIPSCHITZ)
+    finally:
+        IB._POINTS[key] = kept

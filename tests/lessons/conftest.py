@@ -1,6 +1,7 @@
 """Lesson tests build the data a figure shows at the page's defaults and check what its text says. The induction
 models and the bandwidth lesson's grid points the claims are about are kept trained in tests/lessons/models
-(``induction_models``, ``icl_grid``) and read once per test session here, shared by every test that reads them."""
+(``induction_models``, read once per test session here, and ``icl_grid``, put in place for every test by
+tests/conftest.py), shared by every test that reads them."""
 
 import pytest
 import torch
@@ -18,15 +19,6 @@ def trained_as_the_page_trains():
 
     with torch_threads(trainer_threads()):
         yield
-
-
-@pytest.fixture(scope="session", autouse=True)
-def icl_grid_points_kept():
-    """The bandwidth lesson's grid points its claims are checked at, read from tests/lessons/models (``icl_grid``;
-    some are retrained in every run and compared) instead of trained in each test process (75 s)."""
-    from tests.lessons.icl_grid import put_in_place
-
-    put_in_place()
 
 
 @pytest.fixture(scope="session")

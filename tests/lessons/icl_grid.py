@@ -4,10 +4,10 @@ A grid point (``explorer.incontext.grid_point``) trains the softmax unit and lin
 context size and seed, and finds the oracle and leave-one-out bandwidths: 0.3-2 s each on one thread. The claims
 about the page are checked at five L for each (noise, n, seed) in ``SETTINGS``: 110 points, about 75 s of training
 in every run. They are kept in ``models/icl_grid.json`` (each point's eleven numbers) and put where the lesson looks
-for trained points before the lesson tests run (``tests/lessons/conftest.py``).
-``tests/lessons/test_icl_bandwidth.py`` retrains some of them in every run and compares them with what is kept, so
-the file cannot drift from what training gives. The page's own tests (tests/app) train what they show, unless a
-lesson test in the same test process has put these points in place first.
+for trained points before any test runs (``tests/conftest.py``), so the page's own tests (tests/app) and the figure
+tests (tests/unit) read them too. ``tests/lessons/test_icl_bandwidth.py`` retrains some of them in every run and
+compares them with what is kept, so the file cannot drift from what training gives; that the page trains a point it
+lacks, behind its progress bar, is tests/app/test_attention_pages.py's.
 
     python -m tests.lessons.icl_grid      # after a change to the unit, its training, the tasks or torch
 """
