@@ -166,3 +166,4 @@ def page(_tab):
             if p.url.startswith("http"):
                 p.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
             p.goto("about:blank")
+            p.mouse.up()                           # (a test stopped mid-drag leaves no button held for the next)
