@@ -127,3 +127,17 @@ def one_of(value: Any, choices, name: str):
     except TypeError:                       # an unhashable value looked up in a mapping
         pass
     raise ValueError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}.")
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+    """The shape ``shapes`` broadcast to, as ``torch.broadcast_shapes`` gives it (the same rule: numpy's), without
+    torch's first call importing its symbolic-shape machinery and sympy (1.7 s, once per process: a page's first
+    attention figure, a command-line export); a RuntimeError where they do not broadcast, as torch raises.
+
+    >>> broadcast_shapes((2, 1, 4), (3, 1))
+    (2, 3, 4)
+    """
+    try:
+        return tuple(int(n) for n in np.broadcast_shapes(*(tuple(s) for s in shapes)))
+    except ValueError as err:
+        raise RuntimeError(str(err)) from None

@@ -19,7 +19,7 @@ import math
 
 import torch
 
-from ._checks import as_tensor, integer_in, one_of, positive_number
+from ._checks import as_tensor, broadcast_shapes, integer_in, one_of, positive_number
 
 # How a mask is applied (the Masking page contrasts them; what each does is UI text ``mode.<name>``):
 # pre = -inf on masked logits before the softmax (correct); post = zero masked weights after it;
@@ -227,7 +227,7 @@ def topk_attention(q, k, v, k_top: int, tau: float | None = None):
     logits = q @ k.transpose(-2, -1) / tau                               # (..., Lq, Lk)
     top_logits, top_idx = logits.topk(k_top, dim=-1)                     # (..., Lq, k_top)
     top_w = torch.softmax(top_logits, dim=-1)
-    lead = torch.broadcast_shapes(logits.shape[:-2], v.shape[:-2])
+    lead = broadcast_shapes(logits.shape[:-2], v.shape[:-2])
     lq, dv = logits.shape[-2], v.shape[-1]
     v_all = v.expand(*lead, n_keys, dv).unsqueeze(-3).expand(*lead, lq, n_keys, dv)
     idx = top_idx.expand(*lead, lq, k_top).unsqueeze(-1).expand(*lead, lq, k_top, dv)
@@ -402,7 +402,7 @@ def masked_weights(logits: torch.Tensor, mask, mode: str = "pre") -> torch.Tenso
     if mask.dtype != torch.bool:
         raise ValueError(f"mask must be a boolean tensor (True = may attend), got dtype {mask.dtype}.")
     try:
-        shape = torch.broadcast_shapes(mask.shape, logits.shape)
+        shape = broadcast_shapes(mask.shape, logits.shape)
     except RuntimeError:
         raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast to the attention "
                          f"logits' shape {tuple(logits.shape)} (..., Lq, Lk).") from None

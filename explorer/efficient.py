@@ -20,7 +20,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from ._checks import integer_in, one_of
+from ._checks import broadcast_shapes, integer_in, one_of
 from .attention import _qkv
 
 FEATURE_MAPS = ("elu+1", "relu")
@@ -231,7 +231,7 @@ def _causal_linear(fq, fk, v, chunk: int):
     """Causal linear attention over chunks of ``chunk`` tokens: each chunk reads the state S and normaliser z of
     the chunks before it (an m × dv matrix and an m-vector) and adds its own causal part as a chunk × chunk
     product, then folds its keys and values into S and z. Equal to the running sums of the recurrence."""
-    lead = torch.broadcast_shapes(fq.shape[:-2], fk.shape[:-2], v.shape[:-2])
+    lead = broadcast_shapes(fq.shape[:-2], fk.shape[:-2], v.shape[:-2])
     state = torch.zeros(*lead, fk.shape[-1], v.shape[-1], dtype=v.dtype, device=v.device)     # S: (..., m, dv)
     norm = torch.zeros(*lead, fk.shape[-1], dtype=v.dtype, device=v.device)                  # z: (..., m)
     num, den = [], []

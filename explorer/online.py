@@ -12,7 +12,7 @@ import math
 
 import torch
 
-from ._checks import integer_in, positive_number
+from ._checks import broadcast_shapes, integer_in, positive_number
 from .attention import _qkv
 
 
@@ -125,10 +125,10 @@ def online_softmax_attention(q, k, v, block_size: int, mask=None, scale: float |
         mask = torch.as_tensor(mask, device=q.device)
         if mask.dtype != torch.bool:
             raise ValueError(f"mask must be a boolean tensor (True = may attend), got dtype {mask.dtype}.")
-        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2])
+        lead = broadcast_shapes(q.shape[:-2], k.shape[:-2])
         full_mask = mask.expand(*lead, q.shape[-2], k.shape[-2])
     n = k.shape[-2]
-    lead = torch.broadcast_shapes(q.shape[:-1], (*k.shape[:-2], q.shape[-2]))
+    lead = broadcast_shapes(q.shape[:-1], (*k.shape[:-2], q.shape[-2]))
     run_max = torch.full(lead, -math.inf, dtype=q.dtype, device=q.device)
     run_sum = torch.zeros_like(run_max)
     acc = torch.zeros(*lead, v.shape[-1], dtype=q.dtype, device=q.device)

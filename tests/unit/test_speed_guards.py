@@ -10,3 +10,46 @@ def test_figures_are_validated_under_test():
     assert style.VALIDATE
     with pytest.raises(ValueError, match="lin"):
         style.figure([{"type": "scatter", "x": [1], "y": [1], "lin": {"width": 2}}], "t", "x", "y")
+
+
+def test_the_attention_functions_never_load_sympy():
+    """torch.broadcast_shapes imports torch's symbolic-shape machinery and sympy on its first call (1.7 s, in every
+    server, export and notebook that draws an attention figure): the package broadcasts with numpy's rule instead
+    (explorer._checks.broadcast_shapes). In a fresh interpreter, top-k, masked, online-softmax and causal linear
+    attention run, broadcasting batch dimensions, and sympy is still not loaded."""
+    import subprocess
+    import sys
+
+    code = """
+import sys, torch
+from explorer.attention import masked_attention, topk_attention, causal_mask
+from explorer.online import online_softmax_attention
+from explorer.efficient import linear_attention
+q, k, v = torch.randn(2, 1, 5, 4), torch.randn(1, 3, 6, 4), torch.randn(1, 3, 6, 2)
+out, w = topk_attention(q, k, v, k_top=2)
+assert out.shape == (2, 3, 5, 2), out.shape
+masked_attention(q, k, v, mask=torch.ones(5, 6, dtype=torch.bool))
+online_softmax_attention(q, k, v, block_size=2)
+linear_attention(torch.randn(2, 1, 6, 4), k, v, causal=True)
+print(sorted(m for m in sys.modules if m == "sympy" or m.startswith("torch.fx.experimental.symbolic_shapes")))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_packages_broadcast_is_torchs():
+    """explorer._checks.broadcast_shapes against torch.broadcast_shapes: the same shape, and an error where torch
+    raises one."""
+    import pytest
+    import torch
+
+    from explorer._checks import broadcast_shapes
+
+    for shapes in [((2, 1, 4), (3, 1)), ((5,), (1,)), ((), (2, 3)), ((1, 1), (4, 1), (1, 7)), (torch.Size([2, 3]),)]:
+        assert broadcast_shapes(*shapes) == tuple(torch.broadcast_shapes(*shapes)), shapes
+    for shapes in [((2, 3), (4, 3)), ((5, 6), (5, 5))]:
+        with pytest.raises(RuntimeError):
+            torch.broadcast_shapes(*shapes)
+        with pytest.raises(RuntimeError):
+            broadcast_shapes(*shapes)
