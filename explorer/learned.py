@@ -98,7 +98,7 @@ _BETA = 0.9          # Adam's β₁ and β₂ for the bandwidth (learn_bandwidth
 # the weights' logits, shifted so that each row's largest is 0, are cut off here: exp of a number below about -708
 # (float64) is a subnormal number or 0, and computing it took torch 20-150x as long per element as exp(-700)
 # (measured on a Xeon with AVX-512); the weights cut off are below e^-700 x the largest, where the sums cannot see them
-_LOGIT_FLOOR = {torch.float64: -700.0, torch.float32: -80.0}
+_LOGIT_FLOOR = -700.0   # (float64: ``_xy`` makes every input float64)
 
 
 def _loss_and_gradient(sq: torch.Tensor, y: torch.Tensor, h2: float, leave_one_out: bool) -> tuple[float, float]:
@@ -112,7 +112,7 @@ def _loss_and_gradient(sq: torch.Tensor, y: torch.Tensor, h2: float, leave_one_o
     if leave_one_out:
         logits.fill_diagonal_(-math.inf)
     logits -= logits.amax(dim=1, keepdim=True)
-    w = logits.clamp_(min=_LOGIT_FLOOR.get(sq.dtype, -80.0)).exp_()
+    w = logits.clamp_(min=_LOGIT_FLOOR).exp_()
     if leave_one_out:
         w.fill_diagonal_(0.0)
     w /= w.sum(dim=1, keepdim=True)
