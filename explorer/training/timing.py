@@ -10,7 +10,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from .._checks import integer_in
-from .model import ModelConfig, TinyTransformer, generate
+from .model import ModelConfig, TinyTransformer
 
 VOCAB = 32
 
@@ -60,34 +60,54 @@ def generation_flops(lengths, d_model: int = 64, n_layers: int = 2, n_heads: int
 
 
 def cache_timing(lengths, d_model: int = 64, n_layers: int = 2, n_heads: int = 4, seed: int = 0,
-                 max_rounds: int = 9, rel_tol: float = 0.05, clock=time.perf_counter) -> dict:
-    """Milliseconds per generated token, with and without the KV cache, for each total length, measured on this
-    machine until the numbers settle.
+                 max_rounds: int = 9, rel_tol: float = 0.05, repeats: int = 5, clock=time.perf_counter) -> dict:
+    """Milliseconds of the step that generates the token at position S, with and without the KV cache, for each S
+    in ``lengths``, measured on this machine until the numbers settle.
 
-    A randomly initialised causal model decodes from a 1-token prompt up to each length. Every round times each
-    (length, cache) once, lengths interleaved so a burst of load hits all alike; each keeps its best time. From the
-    third round on, the timings are ``stable`` when a round lowered no best time by more than ``rel_tol``; after
-    ``max_rounds`` rounds they are reported as they are, ``stable`` False. ``spread``: the largest ratio, over the
-    points, of a point's median time to its best, minus 1 (how much the machine's load moved the runs).
+    The step is the one ``generation_flops`` counts, on the same randomly initialised causal model: with the cache,
+    the newest token alone, its keys and values added to the S - 1 cached ones; without it, all S positions
+    recomputed. Each length's cache is filled once, untimed, and every cached step starts from a copy of it. Every
+    round times each (length, cache) once, as the mean of ``repeats`` steps, lengths interleaved so a burst of load
+    hits all alike; each keeps its best time. From the third round on, the timings are ``stable`` when a round
+    lowered no best time by more than ``rel_tol``; after ``max_rounds`` rounds they are reported as they are,
+    ``stable`` False. ``spread``: the largest ratio, over the points, of a point's median time to its best, minus 1
+    (how much the machine's load moved the runs).
 
-    Returns ``{"rows": [(length, ms_cache, ms_no_cache, max_abs_logit_diff)], "stable", "rounds", "spread"}``.
+    Returns ``{"rows": [(length, ms_cache, ms_no_cache, max_abs_logit_diff)], "stable", "rounds", "spread"}``; the
+    logit difference compares the two steps' predictions for the next token.
     """
     lengths = [integer_in(n, "length", 2, 1024) for n in lengths]
+    repeats = integer_in(repeats, "repeats", 1, 1000)
     model = _model(lengths, d_model, n_layers, n_heads, seed)
-    prompt = torch.randint(0, VOCAB, (1, 1), generator=torch.Generator().manual_seed(seed))
-    generate(model, prompt, min(lengths) - 1, True)              # warm-up: first calls are slower
-    runs: dict[tuple[int, bool], list[float]] = {(n, c): [] for n in lengths for c in (True, False)}
-    logits: dict[tuple[int, bool], torch.Tensor] = {}
-    stable, rounds = False, 0
-    while rounds < max_rounds and not stable:
-        before = {k: min(v, default=math.inf) for k, v in runs.items()}
+    tokens = torch.randint(0, VOCAB, (1, max(lengths)), generator=torch.Generator().manual_seed(seed))
+    with torch.inference_mode():
+        filled = {}
         for n in lengths:
-            for use_cache in (True, False):
-                t0 = clock()
-                _, logits[n, use_cache] = generate(model, prompt, n - 1, use_cache)
-                runs[n, use_cache].append((clock() - t0) * 1000 / (n - 1))
-        rounds += 1
-        stable = rounds >= 3 and all(min(v) >= before[k] * (1 - rel_tol) for k, v in runs.items())
+            filled[n] = [{} for _ in model.blocks]
+            model(tokens[:, :n - 1], kv_caches=filled[n])              # the cache holds the first S - 1 tokens
+
+        def step(n: int, use_cache: bool) -> torch.Tensor:
+            if use_cache:
+                out, _ = model(tokens[:, n - 1:n], kv_caches=[dict(c) for c in filled[n]], start_pos=n - 1)
+            else:
+                out, _ = model(tokens[:, :n])
+            return out[:, -1]
+
+        for n in lengths:                                    # warm-up: first calls are slower
+            step(n, True), step(n, False)
+        runs: dict[tuple[int, bool], list[float]] = {(n, c): [] for n in lengths for c in (True, False)}
+        logits: dict[tuple[int, bool], torch.Tensor] = {}
+        stable, rounds = False, 0
+        while rounds < max_rounds and not stable:
+            before = {k: min(v, default=math.inf) for k, v in runs.items()}
+            for n in lengths:
+                for use_cache in (True, False):
+                    t0 = clock()
+                    for _ in range(repeats):
+                        logits[n, use_cache] = step(n, use_cache)
+                    runs[n, use_cache].append((clock() - t0) * 1000 / repeats)
+            rounds += 1
+            stable = rounds >= 3 and all(min(v) >= before[k] * (1 - rel_tol) for k, v in runs.items())
     spread = max(sorted(v)[len(v) // 2] / min(v) - 1 for v in runs.values())
     rows = [(n, min(runs[n, True]), min(runs[n, False]), float((logits[n, True] - logits[n, False]).abs().max()))
             for n in lengths]

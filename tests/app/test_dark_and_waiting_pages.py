@@ -21,14 +21,7 @@ def _dark(name: str) -> AppTest:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_figure_of_every_page_draws_in_the_dark_theme(name, monkeypatch):
-    # The KV-cache timing, on demand, generates up to 512 tokens with and without the cache, round after round until
-    # the times settle (13 s for its fewest rounds here, 43 s in a busy suite run). Here it is the figure's colours
-    # that are checked, so it times the two shortest lengths only (tests/unit/test_training.py checks the timing).
-    if name == "live_training":
-        module = lesson(name).module
-        timing = module.cache_timing
-        monkeypatch.setattr(module, "cache_timing", lambda lengths, *args, **kw: timing(lengths[:2], *args, **kw))
+def test_every_figure_of_every_page_draws_in_the_dark_theme(name):
     at = _dark(name)
     assert_clean(at)
     for key in ON_DEMAND.get(name, []):

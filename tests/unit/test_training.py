@@ -361,6 +361,24 @@ def test_cache_timing_repeats_until_the_best_times_settle_or_says_they_did_not()
     assert not timing["stable"] and timing["rounds"] == 9 and timing["spread"] > 1
 
 
+def test_cache_timing_times_the_step_generation_flops_counts():
+    """The timed work, read through a clock that counts FLOPs instead of seconds, is per step exactly what
+    generation_flops counts for the token at position S, with the cache and without it."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from explorer.training.timing import cache_timing, generation_flops
+
+    counter = FlopCounterMode(display=False)
+    with counter:
+        timing = cache_timing([8, 24], d_model=16, n_layers=1, n_heads=2, max_rounds=3, repeats=2,
+                              clock=lambda: counter.get_total_flops() / 1000)       # "ms" = FLOPs / 1000
+    counted = generation_flops([8, 24], d_model=16, n_layers=1, n_heads=2)
+    for (length, with_cache, without, _), want in zip(timing["rows"], counted, strict=True):
+        assert length == want["length"]
+        assert with_cache == pytest.approx(want["cache_attention"] + want["cache_other"], rel=1e-12)
+        assert without == pytest.approx(want["no_cache_attention"] + want["no_cache_other"], rel=1e-12)
+
+
 @pytest.mark.parametrize("mlp", [False, True])
 def test_generation_flops_match_the_closed_form(mlp):
     """Per generated token at position S (C = d_model, L layers, V vocabulary): attention 4·S·C·L with the cache and
