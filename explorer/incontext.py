@@ -29,6 +29,8 @@ import math
 import numpy as np
 import torch
 
+from ._adam import Adam
+
 DEGREE = 6                 # the tasks' trigonometric polynomials: frequencies 1 to 6
 SLOPE_GRID = 512           # angles on which each task's largest slope is made exactly L
 STEPS = 120                # gradient steps of one training run
@@ -255,7 +257,7 @@ def train(lipschitz: float, noise: float, n: int, seed: int = 0, kind: str = "so
     """
     g = torch.Generator().manual_seed(seed)
     s = torch.tensor(0.0 if kind == "softmax" else 1.0, dtype=torch.float64, requires_grad=True)
-    opt = torch.optim.Adam([s], lr=0.1)
+    opt = Adam([s], lr=0.1)
     predict = softmax_prediction if kind == "softmax" else linear_prediction
     param = (lambda: s.exp()) if kind == "softmax" else (lambda: s)
     losses = []

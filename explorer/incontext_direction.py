@@ -14,6 +14,7 @@ import math
 import numpy as np
 import torch
 
+from ._adam import Adam
 from .incontext import BATCH, DEGREE, EVAL_TASKS, SLOPE_GRID, STEPS, evaluate
 
 SUBSPACE_DIM = 8           # the sphere the direction tasks live on
@@ -167,7 +168,7 @@ def train_direction(lipschitz: float, noise: float, n: int, seed: int = 0, d: in
     g = torch.Generator().manual_seed(seed)
     direction = sphere((), d, g)
     m = torch.eye(d, dtype=torch.float64, requires_grad=True)
-    opt = torch.optim.Adam([m], lr=0.1)
+    opt = Adam([m], lr=0.1)
     losses = []
     for _ in range(steps):
         batch = direction_contexts(BATCH, lipschitz, noise, n, direction, g)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import torch
 from torch import nn
 
+from ._adam import Adam
 from ._checks import as_tensor, integer_in, positive_number
 
 if TYPE_CHECKING:   # pandas (~0.5 s to import) loads where it is used, not at start-up
@@ -293,7 +294,7 @@ def fit_parametric_attention(x, y, *, hidden: int = 4, steps: int = 400, lr: flo
     if nw_form and hidden >= 2:        # start from a wide Gaussian kernel: training sharpens and reshapes it
         model.set_gaussian(float(xt.std()))
     model = model.to(xt.device)
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    opt = Adam(model.parameters(), lr=lr)
     losses = []
     for step in range(steps):
         pred, _ = model(xt, xt, yt, exclude_self=True)

@@ -10,6 +10,7 @@ from typing import Any
 
 import torch
 
+from .._adam import adamw
 from .._checks import integer_in, one_of, positive_number
 from ..device import resolve_device
 from ..i18n import Message
@@ -81,7 +82,7 @@ class Trainer:
         self.device = resolve_device(device)
         self.model = self.initial_model()
         self.data_gen = torch.Generator().manual_seed(self.seed + 1)
-        self.opt = torch.optim.AdamW(self.model.parameters(), lr=self.lr, weight_decay=0.01)
+        self.opt = adamw(self.model.parameters(), lr=self.lr, weight_decay=0.01)
         self.step_count = 0
         self.history: list[dict] = []          # every metrics row so far, in order
         self.stopped: Message | None = None     # why training stopped (a sentence for the user), or None
