@@ -125,7 +125,8 @@ def kv_bidirectional() -> Say:
     return Say("lt.kv_bidirectional", tone="caption")
 
 
-@says("lt.kv_flops_caption", fixed="FLOPs are counted on the model, the same at every seed and on every machine")
+@says("lt.kv_flops_caption", fixed="FLOPs from the layers' shapes (torch's FLOP counter agrees on the model: "
+                                   "tests/unit/test_training.py), the same at every seed and on every machine")
 def kv_flops_caption(flops: Mapping) -> Say:
     return Say("lt.kv_flops_caption", tone="caption", **kv_flops_summary(flops["rows"]))
 

@@ -7,7 +7,6 @@ import math
 import time
 
 import torch
-from torch.utils.flop_counter import FlopCounterMode
 
 from .._checks import integer_in
 from .model import ModelConfig, TinyTransformer
@@ -21,13 +20,17 @@ def _model(lengths, d_model: int, n_layers: int, n_heads: int, seed: int) -> Tin
     return TinyTransformer(cfg).init_weights(torch.Generator().manual_seed(seed)).eval()
 
 
-@torch.no_grad()
-def generation_flops(lengths, d_model: int = 64, n_layers: int = 2, n_heads: int = 4, seed: int = 0) -> list[dict]:
+def generation_flops(lengths, d_model: int = 64, n_layers: int = 2) -> list[dict]:
     """The floating-point operations of the forward pass that generates the token at position S, for each S in
-    ``lengths``: with the KV cache (the newest token only, attending over S cached keys) and without it (all S
-    positions recomputed). Counted by torch's ``FlopCounterMode`` on the model itself, so the numbers are the same
-    on every machine; each is split into the attention part (query-key scores and weights times values, the batched
-    matrix products) and the rest (the linear layers: q/k/v and output projections, MLP, output head).
+    ``lengths``, in the causal model ``cache_timing`` times (no MLP, a vocabulary of ``VOCAB``): with the KV cache
+    (the newest token only, attending over S cached keys) and without it (all S positions recomputed). Each is split
+    into the attention part (query-key scores and weights times values, the batched matrix products) and the rest
+    (the q/k/v and output projections and the output head). From the layers' shapes, with C = d_model and L layers:
+    attention 4·S·C·L with the cache and 4·S²·C·L without; the rest 2·(4·C²·L + C·VOCAB) per position computed (1
+    with the cache, S without). These are the counts torch's ``FlopCounterMode`` makes on the model itself
+    (tests/unit/test_training.py), written out because entering that counter imports torch's compiler (3.5 s of CPU
+    in a process that had not); the same at every seed and on every machine. The number of heads does not change
+    them.
 
     Returns one dict per S: ``length``, ``cache_attention``, ``cache_other``, ``no_cache_attention``,
     ``no_cache_other`` (FLOPs; a multiply-add counts as 2).
@@ -37,26 +40,11 @@ def generation_flops(lengths, d_model: int = 64, n_layers: int = 2, n_heads: int
     (True, True)
     """
     lengths = [integer_in(n, "length", 2, 1024) for n in lengths]
-    model = _model(lengths, d_model, n_layers, n_heads, seed)
-    tokens = torch.randint(0, VOCAB, (1, max(lengths)), generator=torch.Generator().manual_seed(seed))
-
-    def counted(fn) -> tuple[int, int]:
-        counter = FlopCounterMode(display=False)
-        with counter:
-            fn()
-        ops = {str(op): n for op, n in counter.get_flop_counts()["Global"].items()}
-        attention = ops.get("aten.bmm", 0)
-        return attention, counter.get_total_flops() - attention
-
-    rows = []
-    for n in lengths:
-        caches = [{} for _ in model.blocks]
-        model(tokens[:, :n - 1], kv_caches=caches)                      # the cache holds the first S - 1 tokens
-        cache = counted(lambda n=n, caches=caches: model(tokens[:, n - 1:n], kv_caches=caches, start_pos=n - 1))
-        full = counted(lambda n=n: model(tokens[:, :n]))
-        rows.append({"length": n, "cache_attention": cache[0], "cache_other": cache[1],
-                     "no_cache_attention": full[0], "no_cache_other": full[1]})
-    return rows
+    c = integer_in(d_model, "d_model", 1, 4096)
+    layers = integer_in(n_layers, "n_layers", 1, 64)
+    per_position = 2 * (4 * c * c * layers + c * VOCAB)
+    return [{"length": s, "cache_attention": 4 * s * c * layers, "cache_other": per_position,
+             "no_cache_attention": 4 * s * s * c * layers, "no_cache_other": s * per_position} for s in lengths]
 
 
 def cache_timing(lengths, d_model: int = 64, n_layers: int = 2, n_heads: int = 4, seed: int = 0,

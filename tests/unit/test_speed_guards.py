@@ -53,3 +53,22 @@ def test_the_packages_broadcast_is_torchs():
             torch.broadcast_shapes(*shapes)
         with pytest.raises(RuntimeError):
             broadcast_shapes(*shapes)
+
+
+def test_a_servers_warm_up_never_loads_torchs_compiler():
+    """A server's warm-up computes every lesson's default figures. torch's compiler (torch._dynamo, sympy among it:
+    3.5 s of CPU) is imported by the first torch.optim optimizer and the first FlopCounterMode a process makes: the
+    lessons train with explorer._adam and write the KV cache's FLOPs out from the layers' shapes, so a fresh
+    interpreter runs the warm-up of the two lessons that made them without loading it (fails with either)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from explorer.lessons import lesson\n"
+            "from explorer.ui import warmup\n"
+            "took = warmup.run([lesson('softmax_kernel'), lesson('live_training')])\n"
+            "print(sorted(took), sorted(m for m in ('torch._dynamo', 'sympy') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lessons, loaded = out.stdout.strip().splitlines()[-1].split("] [")
+    assert "live_training" in lessons and "softmax_kernel" in lessons and loaded == "]", out.stdout

@@ -372,34 +372,68 @@ def test_cache_timing_times_the_step_generation_flops_counts():
     with counter:
         timing = cache_timing([8, 24], d_model=16, n_layers=1, n_heads=2, max_rounds=3, repeats=2,
                               clock=lambda: counter.get_total_flops() / 1000)       # "ms" = FLOPs / 1000
-    counted = generation_flops([8, 24], d_model=16, n_layers=1, n_heads=2)
+    counted = generation_flops([8, 24], d_model=16, n_layers=1)
     for (length, with_cache, without, _), want in zip(timing["rows"], counted, strict=True):
         assert length == want["length"]
         assert with_cache == pytest.approx(want["cache_attention"] + want["cache_other"], rel=1e-12)
         assert without == pytest.approx(want["no_cache_attention"] + want["no_cache_other"], rel=1e-12)
 
 
-@pytest.mark.parametrize("mlp", [False, True])
-def test_generation_flops_match_the_closed_form(mlp):
+def _counted_by_torch(lengths, d_model, n_layers, n_heads):
+    """generation_flops' rows as torch's FlopCounterMode counts them on the causal model itself: the cache filled with
+    the first S - 1 tokens, then the step that feeds token S, and the full forward over S tokens."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from explorer.training.timing import VOCAB
+
+    cfg = ModelConfig(vocab=VOCAB, seq_len=max(lengths), n_layers=n_layers, n_heads=n_heads, d_model=d_model,
+                      causal=True)
+    model = TinyTransformer(cfg).init_weights(torch.Generator().manual_seed(0)).eval()
+    tokens = torch.randint(0, VOCAB, (1, max(lengths)), generator=torch.Generator().manual_seed(0))
+
+    def counted(fn):
+        with FlopCounterMode(display=False) as counter:
+            fn()
+        attention = {str(op): n for op, n in counter.get_flop_counts()["Global"].items()}.get("aten.bmm", 0)
+        return attention, counter.get_total_flops() - attention
+
+    rows = []
+    with torch.no_grad():
+        for n in lengths:
+            caches = [{} for _ in model.blocks]
+            model(tokens[:, :n - 1], kv_caches=caches)
+            cache = counted(lambda n=n, caches=caches: model(tokens[:, n - 1:n], kv_caches=caches, start_pos=n - 1))
+            full = counted(lambda n=n: model(tokens[:, :n]))
+            rows.append({"length": n, "cache_attention": cache[0], "cache_other": cache[1],
+                         "no_cache_attention": full[0], "no_cache_other": full[1]})
+    return rows
+
+
+@pytest.mark.parametrize("lengths, d_model, n_layers, n_heads", [
+    ((32, 64, 128, 256, 512), 64, 2, 4),           # the lesson's
+    ((2, 8, 16, 64), 32, 2, 4), ((5, 24), 16, 1, 1), ((12,), 48, 3, 6)])
+def test_generation_flops_are_what_torchs_flop_counter_counts_on_the_model(lengths, d_model, n_layers, n_heads):
     """Per generated token at position S (C = d_model, L layers, V vocabulary): attention 4·S·C·L with the cache and
-    4·S²·C·L without; the linear layers 2·(4C² [+ 8C² MLP])·L + 2·C·V per position computed (1 with the cache,
-    S without)."""
-    from explorer.training.timing import VOCAB, generation_flops
+    4·S²·C·L without; the linear layers 2·4C²·L + 2·C·V per position computed (1 with the cache, S without): the
+    lesson's numbers, written out, against torch's FlopCounterMode on the model itself."""
+    from explorer.training.timing import generation_flops
+
+    assert generation_flops(list(lengths), d_model=d_model, n_layers=n_layers) == \
+        _counted_by_torch(lengths, d_model, n_layers, n_heads)
+
+
+def test_the_flop_counter_reaches_the_mlp():
+    """The counter the test above leans on counts the MLP's layers too (the lesson's model has none)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from explorer.training.timing import VOCAB
 
     c, layers = 32, 2
-    if mlp:                                           # the lesson's model has no MLP: check the count's reach
-        from torch.utils.flop_counter import FlopCounterMode
-        cfg = ModelConfig(vocab=VOCAB, seq_len=16, n_layers=layers, n_heads=2, d_model=c, causal=True, with_mlp=True)
-        model = TinyTransformer(cfg).init_weights(torch.Generator().manual_seed(0)).eval()
-        with torch.no_grad(), FlopCounterMode(display=False) as counter:
-            model(torch.zeros(1, 16, dtype=torch.long))
-        assert counter.get_total_flops() == 4 * 16 * 16 * c * layers + 16 * (2 * 12 * c * c * layers + 2 * c * VOCAB)
-        return
-    for row in generation_flops([8, 16, 64], d_model=c, n_layers=layers, n_heads=4):
-        s = row["length"]
-        per_position = 2 * 4 * c * c * layers + 2 * c * VOCAB
-        assert row["cache_attention"] == 4 * s * c * layers and row["no_cache_attention"] == 4 * s * s * c * layers
-        assert row["cache_other"] == per_position and row["no_cache_other"] == s * per_position
+    cfg = ModelConfig(vocab=VOCAB, seq_len=16, n_layers=layers, n_heads=2, d_model=c, causal=True, with_mlp=True)
+    model = TinyTransformer(cfg).init_weights(torch.Generator().manual_seed(0)).eval()
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(torch.zeros(1, 16, dtype=torch.long))
+    assert counter.get_total_flops() == 4 * 16 * 16 * c * layers + 16 * (2 * 12 * c * c * layers + 2 * c * VOCAB)
 
 
 @pytest.mark.parametrize("causal, tau", [(False, 1.0), (True, 1.0), (True, 0.3), (False, 4.0)])
