@@ -22,7 +22,10 @@ SCRIPT_STATE = """() => { const app = document.querySelector('[data-testid="stAp
 
 # Whether the app's style sheet is applied (explorer.ui.layout marks it): the element that carries it loads its
 # code on its own, and on a fresh page it can come a second after the first text, at 16 px in lecture mode.
-STYLED = """() => getComputedStyle(document.documentElement).getPropertyValue('--explorer-styled').trim() === '1'"""
+# wait_idle asks every 50 ms, in one round trip to the page: the run idle, the connection up, the style sheet applied.
+IDLE = """() => { const app = document.querySelector('[data-testid="stApp"]');
+  return !!app && app.dataset.testScriptState === 'notRunning' && app.dataset.testConnectionState === 'CONNECTED'
+    && getComputedStyle(document.documentElement).getPropertyValue('--explorer-styled').trim() === '1'; }"""
 
 
 def wait_idle(page, settle: float = 0.5, timeout: float = 90) -> None:
@@ -32,8 +35,7 @@ def wait_idle(page, settle: float = 0.5, timeout: float = 90) -> None:
     deadline = time.time() + timeout
     quiet_since = None
     while time.time() < deadline:
-        script, connection = page.evaluate(SCRIPT_STATE)
-        if script != "notRunning" or connection != "CONNECTED" or not page.evaluate(STYLED):
+        if not page.evaluate(IDLE):
             quiet_since = None
         elif quiet_since is None:
             quiet_since = time.time()
