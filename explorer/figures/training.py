@@ -122,7 +122,7 @@ def schedule_figure(steps: np.ndarray, lr: np.ndarray, temperature: np.ndarray, 
 
 def kv_timing_figure(rows, style: Style = NORMAL, lang: str = "en") -> go.Figure:
     """Measured ms per token with and without the cache (``timing.cache_timing``'s rows), and the theory for each
-    (a + b·S with the cache, a + c·S² without, fitted by least squares to the measured points), on log-log axes."""
+    (a + b·S with the cache, a + c·S² without, fitted to the measured points: ``kv_theory``), on log-log axes."""
     import pandas as pd  # pandas: kept off the first page's imports (cold start)
     df = pd.DataFrame(rows, columns=["length", "cache", "no_cache", "diff"])
     fit = kv_theory(df["length"].to_numpy(), df["cache"].to_numpy(), df["no_cache"].to_numpy())
@@ -151,12 +151,16 @@ def kv_flops_figure(rows, style: Style = NORMAL, lang: str = "en") -> go.Figure:
 
 
 def kv_theory(lengths: np.ndarray, cache: np.ndarray, no_cache: np.ndarray) -> dict[str, np.ndarray]:
-    """Least-squares fits of the per-token cost: a + b·S with a cache, a + c·S² without (S = length)."""
+    """Fits of the per-token cost: a + b·S with a cache, a + c·S² without (S = length), by least squares on the
+    relative error, so every point counts alike on the figure's log axes (on the absolute error the longest length
+    decides the fit, and a measured curve steeper than S² there pulls a below 0: the line then sits 10x under the
+    shortest lengths' points)."""
     s = np.asarray(lengths, dtype=float)
     out = {}
     for name, y, power in (("cache", cache, 1), ("no_cache", no_cache, 2)):
+        y = np.asarray(y, dtype=float)
         design = np.stack([np.ones_like(s), s ** power], axis=1)
-        coef, *_ = np.linalg.lstsq(design, np.asarray(y, dtype=float), rcond=None)
+        coef, *_ = np.linalg.lstsq(design / y[:, None], np.ones_like(y), rcond=None)
         out[name] = design @ coef
         out[f"{name}_coef"] = coef
     return out

@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -377,6 +378,23 @@ def test_cache_timing_times_the_step_generation_flops_counts():
         assert length == want["length"]
         assert with_cache == pytest.approx(want["cache_attention"] + want["cache_other"], rel=1e-12)
         assert without == pytest.approx(want["no_cache_attention"] + want["no_cache_other"], rel=1e-12)
+
+
+def test_the_kv_theory_lines_follow_every_measured_point():
+    """kv_theory recovers a + b·S and a + c·S² from exact rows, and on a timing measured on the development machine
+    (the page's lengths, growing faster than S² from 256 to 512) its lines stay within 25 % of every point: a fit on
+    the absolute error put the quadratic line at 0.06x the point at S = 32."""
+    from explorer.figures.training import kv_theory
+
+    s = np.array([32, 64, 128, 256, 512.0])
+    exact = kv_theory(s, 0.3 + 0.001 * s, 0.4 + 2e-5 * s ** 2)
+    assert exact["cache_coef"] == pytest.approx([0.3, 0.001]) and exact["no_cache_coef"] == pytest.approx([0.4, 2e-5])
+    cache = np.array([0.415, 0.343, 0.360, 0.536, 0.644])
+    no_cache = np.array([0.417, 0.681, 1.651, 4.993, 25.942])
+    fit = kv_theory(s, cache, no_cache)
+    for name, measured in (("cache", cache), ("no_cache", no_cache)):
+        ratio = fit[name] / measured
+        assert np.all((ratio > 0.75) & (ratio < 1.25)), (name, ratio.round(2))
 
 
 def _counted_by_torch(lengths, d_model, n_layers, n_heads):
