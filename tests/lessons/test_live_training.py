@@ -246,13 +246,16 @@ def test_kv_caption_quotes_the_measured_rows_and_only_when_they_agree_with_the_c
 
 @checks(lt_lesson.kv_flops_caption)
 def test_kv_flops_caption_quotes_the_counted_rows():
-    """lt.kv_flops_caption: attention work per token grows like S with the cache and like S² without (16× and 256×
-    from S = 32 to 512), the other work with the cache stays the same, and the saving at the longest S is counted
-    on the page's own rows (computed here from the closed form for comparison)."""
+    """lt.kv_flops_caption: its rows are the counts torch's FLOP counter makes on the lesson's model (as it says);
+    attention work per token grows like S with the cache and like S² without (16× and 256× from S = 32 to 512), the
+    other work with the cache stays the same, and the saving at the longest S is counted on the page's own rows
+    (computed here from the closed form for comparison)."""
     from explorer.training.timing import VOCAB, generation_flops
+    from tests.unit.test_training import _counted_by_torch
 
-    lengths = (32, 64, 128, 256, 512)
+    lengths = lt_lesson.KV_LENGTHS
     rows = generation_flops(list(lengths))
+    assert rows == _counted_by_torch(lengths, 64, 2, 4)            # the page's model: d_model 64, 2 layers, 4 heads
     s = lt_lesson.kv_flops_summary(rows)
     assert (round(s["cache_ratio"], 6), round(s["no_cache_ratio"], 6)) == (16, 256)
     assert len({r["cache_other"] for r in rows}) == 1

@@ -1,9 +1,7 @@
 """explorer._adam against torch.optim.Adam and AdamW: the same weights to the last bit after many steps, and state
-dicts that move between the two."""
+dicts that move between the two. That training no longer loads torch's compiler: tests/unit/test_speed_guards.py."""
 
 import copy
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -107,19 +105,3 @@ def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="at least one"):
         Adam([])
 
-
-def test_training_imports_neither_torch_optim_s_compiler_nor_sympy():
-    """A trainer, a parametric fit and an in-context grid point in a fresh interpreter: torch._dynamo (3.5 s of CPU
-    to import) is never loaded. Fails with torch.optim's optimizers."""
-    code = ("import sys, torch\n"
-            "from explorer.training import Trainer\n"
-            "Trainer.for_task('sort', seed=0).step(2)\n"
-            "from explorer.learned import fit_parametric_attention\n"
-            "x = torch.linspace(0, 1, 20, dtype=torch.float64)\n"
-            "fit_parametric_attention(x, torch.sin(6 * x), steps=2)\n"
-            "from explorer.incontext import train\n"
-            "train(2.0, 0.3, 16, seed=0, steps=2)\n"
-            "print(sorted(m for m in ('torch._dynamo', 'sympy') if m in sys.modules))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip().splitlines()[-1] == "[]"
