@@ -2,6 +2,11 @@
 # Both create .venv with the system python3 (3.11 or newer) and install what they need.
 
 PYTHON ?= python3
+# Python keeps each module it compiles (__pycache__, ignored by git), so the next process that imports it reads it
+# instead of compiling it again; an environment that turns this off (PYTHONDONTWRITEBYTECODE, set in some container
+# images) made every test process, server and trainer compile Streamlit, plotly, pandas and the app anew (1.4 CPU-s
+# more per process that imports them, measured). The commands below keep Python's default.
+unexport PYTHONDONTWRITEBYTECODE
 VENV := .venv
 BIN := $(VENV)/bin
 ADDRESS ?= 127.0.0.1

@@ -1,4 +1,5 @@
 import asyncio
+import functools
 import os
 from pathlib import Path
 
@@ -19,6 +20,22 @@ from explorer.figures import style  # noqa: E402  (after the device is chosen)
 pytest_plugins = ["tests.budget"]      # the wall and CPU seconds per test directory, printed at the end of every run
 
 style.VALIDATE = True  # every figure the tests build goes through plotly's property validation
+
+
+def _scan_installed_components_once():
+    """A new AppTest, on its first run, looks for Streamlit components in the metadata of every installed
+    distribution (0.16 CPU-s here, about 150 distributions; a few hundred AppTests a run: about a minute of CPU).
+    What is installed does not change while the tests run: the scan's answer is kept for the process
+    (tests/unit/test_speed_guards.py checks that two AppTests scan once)."""
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:                      # a Streamlit without these components: no scan to keep
+        return
+    if not hasattr(manifest_scanner.scan_component_manifests, "cache_info"):
+        manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
+
+
+_scan_installed_components_once()
 if os.environ.get("PYTEST_XDIST_WORKER"):
     import torch
 

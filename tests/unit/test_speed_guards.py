@@ -86,3 +86,27 @@ def test_training_never_loads_torchs_compiler():
                         "fit_parametric_attention(x, torch.sin(6 * x), steps=2)\n"
                         "from explorer.incontext import train\n"
                         "train(2.0, 0.3, 16, seed=0, steps=2)") == []
+
+
+def test_two_apptests_in_one_process_scan_the_installed_distributions_once(monkeypatch):
+    """tests/conftest.py keeps the answer of Streamlit's search for components among the installed distributions
+    (made on each new AppTest's first run): two AppTests read the distributions' list once, not twice. Fails if a
+    Streamlit release moves the search so that the kept answer is no longer used."""
+    import importlib.metadata
+
+    from streamlit.components.v2 import manifest_scanner
+    from streamlit.testing.v1 import AppTest
+
+    listed = []
+    real = importlib.metadata.distributions
+    monkeypatch.setattr(importlib.metadata, "distributions", lambda *a, **k: listed.append(1) or real(*a, **k))
+    getattr(manifest_scanner.scan_component_manifests, "cache_clear", lambda: None)()     # (scan afresh here)
+
+    def page():
+        import streamlit as st
+
+        st.write("one")
+
+    for _ in range(2):
+        assert not AppTest.from_function(page).run().exception
+    assert len(listed) == 1
