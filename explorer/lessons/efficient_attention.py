@@ -199,10 +199,20 @@ COST_LENGTHS = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
 DENSE_MAX = 8192                # the N × N float32 weights at 16k would take 1 GiB (twice, with the logits)
 
 
+def _memory(d: int, lengths: tuple[int, ...] = COST_LENGTHS, block: int = 1024) -> dict:
+    """The bytes the largest intermediates of dense softmax attention, the online softmax and linear attention take
+    at float32, counted from their shapes (nothing run, nothing timed)."""
+    n = np.array(lengths, dtype=float)
+    return {"n": n, "dense_bytes": 2 * n * n * 4,                         # logits and weights, N × N each
+            "online_bytes": 2 * n * np.minimum(block, n) * 4 + n * (d + 2) * 4,     # one block, running sums
+            "linear_bytes": 2 * n * d * 4 + d * d * 4,                   # φ(Q), φ(K) and the d × d state
+            "d": d, "block": block}
+
+
 def _cost(d: int, lengths: tuple[int, ...] = COST_LENGTHS, block: int = 1024, seed: int = 0) -> dict:
     """Time (best of 3) of dense softmax attention (the N × N weights built), the online softmax (key blocks)
     and linear attention (elu+1), on this machine at float32; and the bytes each one's largest intermediates
-    take, counted from their shapes."""
+    take (``_memory``)."""
 
     def best(fn):
         out = []
@@ -212,20 +222,15 @@ def _cost(d: int, lengths: tuple[int, ...] = COST_LENGTHS, block: int = 1024, se
             out.append(time.perf_counter() - t0)
         return min(out)
 
-    rows = {"n": [], "dense": [], "online": [], "linear": [], "dense_bytes": [], "online_bytes": [],
-            "linear_bytes": []}
+    rows = {"dense": [], "online": [], "linear": []}
     g = torch.Generator().manual_seed(seed)
     for n in lengths:
         q, k, v = (torch.randn(n, d, generator=g) for _ in range(3))
-        rows["n"].append(n)
         rows["dense"].append(best(lambda q=q, k=k, v=v: torch.softmax(q @ k.T / d ** 0.5, -1) @ v)
                              if n <= DENSE_MAX else np.nan)
         rows["online"].append(best(lambda q=q, k=k, v=v: online_softmax_attention(q, k, v, block, record=False)))
         rows["linear"].append(best(lambda q=q, k=k, v=v: linear_attention(q, k, v)))
-        rows["dense_bytes"].append(2 * n * n * 4)                       # logits and weights, N × N each
-        rows["online_bytes"].append(2 * n * min(block, n) * 4 + n * (d + 2) * 4)   # one block, running sums
-        rows["linear_bytes"].append(2 * n * d * 4 + d * d * 4)          # φ(Q), φ(K) and the d × d state
-    return {k: np.array(v, dtype=float) for k, v in rows.items()} | {"d": d, "block": block}
+    return _memory(d, lengths, block) | {k: np.array(v, dtype=float) for k, v in rows.items()}
 
 
 @figure("attention_cost", _cost, exported=False)
@@ -244,7 +249,7 @@ def _draw_cost(c: dict, lang: str):
                         vlines=[(cross, t("ef.crossover", lang, n=int(cross)))] if cross else [])
 
 
-@figure("attention_memory", _cost, exported=False)
+@figure("attention_memory", _memory, exported=False)   # (the page draws it from the timed rows)
 def _draw_memory(c: dict, lang: str):
     mib = 1 / 2 ** 20
     return common.lines(c["n"], {t("ef.dense", lang): c["dense_bytes"] * mib, t("ef.online", lang):
