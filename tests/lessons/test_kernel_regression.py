@@ -29,6 +29,7 @@ from explorer.lessons.shared import (
 from explorer.regression import nadaraya_watson, nw_weights
 from tests.lessons.sweep import checks
 from tests.lessons.test_predictions import _loo_any
+from tests.references import loo_error as _loo_all
 
 # each dataset at its own n and noise (where its presets are labelled), besides one setting at a time
 AT_DATASET_DEFAULTS = [{DATASET: name, N: spec.default_n, NOISE: spec.default_noise} for name, spec in DATASETS.items()]
@@ -104,24 +105,6 @@ def test_kernel_widths_and_canonical_bandwidths_by_integration(kernel):
     assert KERNELS[kernel].canonical == pytest.approx((rk / sd ** 4) ** 0.2, rel=1e-4)
     row = next(r for r in kr_lesson.width_rows() if r.values["kernel"].key == f"kernel.{kernel}")
     assert row.values["delta"] == pytest.approx((rk / sd ** 4) ** 0.2, rel=1e-4)
-
-
-def _loo_all(x, y, kernel, h):
-    """``_loo_any`` (the loop over the points) for all points at once: the n × n weights written out in numpy, each
-    point's own weight removed, the Gaussian and Laplace ones from their log-weights less each row's largest."""
-    u = (x[:, None] - x[None, :]) / h
-    if kernel in ("gaussian", "laplace"):
-        logw = -u * u / 2 if kernel == "gaussian" else -np.abs(u)
-        np.fill_diagonal(logw, -np.inf)
-        w = np.exp(logw - logw.max(axis=1, keepdims=True))
-    else:
-        w = {"boxcar": (np.abs(u) <= 1) * 1.0, "epanechnikov": np.clip(1 - u * u, 0, None),
-             "triangular": np.clip(1 - np.abs(u), 0, None)}[kernel]
-        np.fill_diagonal(w, 0.0)
-    total = w.sum(axis=1)
-    if (total == 0).any():
-        return math.inf
-    return float(np.mean((w @ y / total - y) ** 2))
 
 
 def test_the_vectorised_leave_one_out_is_the_loop():

@@ -11,6 +11,7 @@ from explorer import bandwidth as bw
 from explorer import data
 from explorer import regression as r
 from explorer.kernels import KERNELS
+from tests.references import loo_error
 from tests.unit.test_kernels_data import REFERENCE
 
 ALL = list(KERNELS)
@@ -164,56 +165,19 @@ def test_select_bandwidth_search_finds_the_fine_grid_optimum(name):
 
 
 WIDE_KERNELS = ["gaussian", "boxcar", "epanechnikov", "triangular", "laplace"]
-# K(u) written out from the textbook forms: the smooth kernels as log K (weights scaled by each row's largest, so a
-# tiny h gives the nearest neighbours' mean, not 0/0), the compact ones as K
-LOG_KERNEL = {"gaussian": lambda u: -u * u / 2, "laplace": lambda u: -np.abs(u)}
-COMPACT_KERNEL = {"boxcar": lambda u: (np.abs(u) <= 1) * 1.0, "epanechnikov": lambda u: np.clip(1 - u * u, 0, None),
-                  "triangular": lambda u: np.clip(1 - np.abs(u), 0, None)}
-
-
-def dense_loo_curve(x, y, kernel: str, hs) -> np.ndarray:
-    """The leave-one-out error at each bandwidth of ``hs``, all points and bandwidths at once in numpy, each point's
-    own term left out; inf at a bandwidth where some point has no other point within reach."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    gaps, own = x[:, None] - x[None, :], np.arange(len(x))
-    out = []
-    for chunk in np.array_split(np.asarray(hs, dtype=float), max(1, len(hs) // 50)):
-        u = gaps[None] / chunk[:, None, None]
-        if kernel in LOG_KERNEL:
-            logw = LOG_KERNEL[kernel](u)
-            logw[:, own, own] = -np.inf
-            w = np.exp(logw - logw.max(axis=2, keepdims=True))
-        else:
-            w = COMPACT_KERNEL[kernel](u)
-            w[:, own, own] = 0
-        total = w.sum(axis=2)
-        with np.errstate(invalid="ignore"):
-            mse = (((w @ y) / total - y) ** 2).mean(axis=1)
-        out.append(np.where((total > 0).all(axis=1), mse, np.inf))
-    return np.concatenate(out)
-
-
-def test_the_dense_reference_is_the_brute_force_loop(d2l):
-    """The numpy curve below against the per-point loop over regression.nadaraya_watson_loop, for every kernel."""
-    for name in WIDE_KERNELS:
-        hs = [0.02, 0.1, 0.4, 2.0]
-        np.testing.assert_allclose(dense_loo_curve(d2l.x, d2l.y, name, hs),
-                                   [brute_force_loo(d2l.x, d2l.y, name, h) for h in hs], rtol=1e-9)
-
-
 @pytest.mark.parametrize("kernel", WIDE_KERNELS)
 @pytest.mark.parametrize("name", ["sine_mix", "d2l"])
 def test_select_bandwidth_finds_the_global_minimum_of_a_dense_grid(kernel, name):
     """At each dataset's defaults and seeds 0-4, no bandwidth of an 800-point log grid over the search range has
     a leave-one-out error more than 0.1 % below the one chosen (the old search stopped in a local minimum of
     compact kernels: boxcar at seed 0 chose h = 0.426, 1 % above the minimum at h = 0.157). The grid is scored by
-    the numpy curve above, not by the package's own leave-one-out code."""
+    the leave-one-out error written out in numpy (tests/references.py), not by the package's own code."""
     spec = data.DATASETS[name]
     for seed in range(5):
         d = data.make_dataset(name, spec.default_n, spec.default_noise, seed)
         span = float(d.x.max() - d.x.min())
         dense = np.logspace(np.log10(span * 1e-3), np.log10(span * 2), 800)
-        scores = dense_loo_curve(d.x, d.y, kernel, dense)
+        scores = np.array([loo_error(d.x, d.y, kernel, h) for h in dense])
         found = bw.select_bandwidth(d.x, d.y, kernel)
         chosen = float(bw.loo_cv_scores(d.x, d.y, kernel, [found])[0])
         assert chosen <= scores.min() * (1 + 1e-3), (seed, found, dense[int(np.argmin(scores))])
