@@ -104,7 +104,7 @@ def drag_control(page, key: str) -> dict:
     for i in range(31):
         page.mouse.move(track["x"] + track["width"] * i / 30, y)
     page.mouse.move(track["x"] + track["width"] / 2, y, steps=5)
-    page.wait_for_timeout(300)
+    page.wait_for_function(RESTED, arg=0, timeout=10_000)           # the figure has caught up with the thumb
     dragged = time.time() - start
     shot = page.screenshot()
     released_at = widget.locator('[data-testid="stSliderThumbValue"]').inner_text().strip()
