@@ -57,11 +57,18 @@ def open_and_press(page, url, button):
 
 
 def test_preset_buttons_move_the_bandwidth_and_it_is_shared_between_pages(page, server_url):
+    """A preset button sets the bandwidth slider; the value goes with the viewer to the heatmap page. (Each press's
+    effect is waited for: on a busy server the rerun a press asks for can start after wait_idle's quiet half second,
+    which once found the slider still at 0.2.)"""
+    from playwright.sync_api import expect
+
     open_and_press(page, server_url + "/kernel_regression", "h = 5")
-    assert page.locator(MAIN_SLIDER).first.get_attribute("aria-valuetext") == "5"
+    expect(page.locator(MAIN_SLIDER).first).to_have_attribute("aria-valuetext", "5", timeout=30_000)
+    wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(ARTIFACTS / "kernel_regression_h5.png"), full_page=True)
     page.get_by_role("button", name="h = 0.01", exact=True).click()
+    expect(page.locator(MAIN_SLIDER).first).to_have_attribute("aria-valuetext", "0.01", timeout=30_000)
     wait_idle(page)
     page.locator('[data-testid="stSidebarNav"] a', has_text="Attention heatmap").click()
     page.wait_for_selector('[data-testid="stMain"] h1:has-text("Attention heatmap")')
