@@ -6,6 +6,8 @@ import re
 import time
 from pathlib import Path
 
+from playwright.sync_api import expect
+
 from explorer.i18n import t
 from explorer.lessons import LESSONS
 from explorer.training.live import HEADS_TICK
@@ -60,8 +62,6 @@ def test_preset_buttons_move_the_bandwidth_and_it_is_shared_between_pages(page, 
     """A preset button sets the bandwidth slider; the value goes with the viewer to the heatmap page. (Each press's
     effect is waited for: on a busy server the rerun a press asks for can start after wait_idle's quiet half second,
     which once found the slider still at 0.2.)"""
-    from playwright.sync_api import expect
-
     open_and_press(page, server_url + "/kernel_regression", "h = 5")
     expect(page.locator(MAIN_SLIDER).first).to_have_attribute("aria-valuetext", "5", timeout=30_000)
     wait_idle(page)
@@ -203,8 +203,8 @@ def test_induction_heads_form_in_the_browser_and_pause_stops_training(page, serv
     wait_idle(page)
     page.locator('[data-testid="stSelectbox"]', has_text="Task").first.click()
     page.get_by_role("option", name="induction", exact=True).click()
+    expect(page).to_have_url(re.compile(r"train\.task=induction"), timeout=30_000)    # the pick's rerun has run
     wait_idle(page)
-    assert "train.task=induction" in page.url
     done = _train_in_browser(page, 500, "live_training_induction.png")
     assert done >= 500
     table = page.locator('[data-testid="stDataFrame"]').first
@@ -242,10 +242,11 @@ def test_navigating_from_a_link_raises_no_link_notice_on_the_next_page(page, ser
     assert page.locator('[data-testid="stAlert"]', has_text="Ignored link values").count() == 0
     assert "laplace" in page.url
     page.locator('[data-testid="stSidebarNav"] a', has_text="Masking").click()
-    page.wait_for_selector(CHART)
+    page.wait_for_selector('[data-testid="stMain"] h1:has-text("Masking")')
+    expect(page).to_have_url(re.compile(r"mask\.kind=causal"), timeout=30_000)        # the page's run has set it
     wait_idle(page)
     assert page.locator('[data-testid="stAlert"]', has_text="Ignored link values").count() == 0
-    assert "mask.kind=causal" in page.url and "nw.kernel" not in page.url
+    assert "nw.kernel" not in page.url
     page.goto(server_url + "/masking?mask.kind=diagonal&h=abc")
     page.wait_for_selector(CHART)
     wait_idle(page)

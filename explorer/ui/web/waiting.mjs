@@ -33,16 +33,11 @@ export default function (component) {
     timer = setTimeout(() => show(el), w.delay);
     cap = setTimeout(clear, w.cap);
   };
-  let watched = null;
-  const watch = () => {                    // any change of the script's state: the server has the change
-    const a = app();
-    if (a && a !== watched) {
-      watched = a;
-      new MutationObserver(() => { if (pending) clear(); })
-        .observe(a, { attributes: true, attributeFilter: [I.script_state_attribute] });
-    }
-  };
-  watch();
+  // any change of the script's state, on whichever app element Streamlit has drawn by then (one it draws anew is
+  // watched too): the server has the change
+  new MutationObserver(() => { if (pending) clear(); })
+    .observe(document.documentElement, { attributes: true, attributeFilter: [I.script_state_attribute],
+                                         subtree: true });
   const slider = (t) => t && t.closest && t.closest('[data-testid="stSlider"]');
   const shown = (s) => [...s.querySelectorAll(`[data-testid="${I.slider_thumb_value}"]`)]
     .map(e => e.textContent).join('|');
@@ -52,7 +47,7 @@ export default function (component) {
     if (!before) return;
     const [s, was] = before;
     before = null;
-    setTimeout(() => { if (s.isConnected && shown(s) !== was) { watch(); changed(s); } }, 30);
+    setTimeout(() => { if (s.isConnected && shown(s) !== was) changed(s); }, 30);
   };
   document.addEventListener('pointerdown', grab, true);
   document.addEventListener('pointerup', release, true);
@@ -61,6 +56,6 @@ export default function (component) {
   document.addEventListener('click', (e) => {
     const t = e.target && e.target.closest && e.target.closest(
       '[data-testid="stButton"] button, [data-testid="stCheckbox"] label, [data-testid="stRadio"] label');
-    if (t) { watch(); changed(t); }
+    if (t) changed(t);
   }, true);
 }
