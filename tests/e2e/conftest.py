@@ -55,10 +55,57 @@ def server_url():
         yield url
 
 
+# What wait_idle (tests/e2e/test_browser.py) needs besides the run state: whether the runs the page asked for are
+# over. A widget's change sends a rerun request (a BackMsg whose first field is rerun_script, number 11: its first
+# byte is 0x5a) and leaves the page's run state at "notRunning" until the server answers, which a busy server can
+# take longer than wait_idle's quiet window to do; and a short run can start and end between two drawings of the
+# page, so that the run state never reads "running". Each page of a watched context notes when it last sent a request
+# and when the server last said a run was over (a ForwardMsg with script_finished, field 6, other than "finished
+# early for a rerun", which the run that follows answers).
+# ``window.__explorerSendDelay`` (ms) holds each request back that long before it leaves: the test of wait_idle.
+RUN_TRACKER = """(() => {
+  const runs = window.__explorerRuns = {sent: 0, sentAt: -1, finished: 0, finishedAt: -1};
+  const status = data => {      // a ForwardMsg's script_finished status, or -1: its top-level fields walked
+    const b = new Uint8Array(data);
+    let i = 0;
+    const varint = () => { let v = 0, scale = 1, c; do { c = b[i++]; v += (c & 0x7f) * scale; scale *= 128; }
+                           while (c & 0x80 && i < b.length); return v; };
+    while (i < b.length) {
+      const tag = varint(), field = Math.floor(tag / 8), wire = tag % 8;
+      if (wire === 0) { const v = varint(); if (field === 6) return v; }
+      else if (wire === 2) { const length = varint(); i += length; }
+      else if (wire === 1) i += 8;
+      else if (wire === 5) i += 4;
+      else return -1;
+    }
+    return -1;
+  };
+  const heard = new WeakSet();
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    if (!heard.has(this)) {
+      heard.add(this);
+      this.addEventListener('message', e => {
+        const s = e.data instanceof ArrayBuffer ? status(e.data) : -1;
+        if (s >= 0 && s !== 2) { runs.finished += 1; runs.finishedAt = performance.now(); }
+      });
+    }
+    const first = data instanceof ArrayBuffer ? new Uint8Array(data, 0, 1)[0]
+      : ArrayBuffer.isView(data) && data.byteLength ? new Uint8Array(data.buffer, data.byteOffset, 1)[0] : null;
+    if (first !== 0x5a) return send.call(this, data);
+    runs.sent += 1;
+    runs.sentAt = performance.now();
+    const delay = window.__explorerSendDelay || 0;
+    if (!delay) return send.call(this, data);
+    setTimeout(() => send.call(this, data), delay);
+  };
+})();"""
+
+
 class WatchedBrowser:
     """Chromium, with every context it opens watched: a request to any host but the app's (127.0.0.1) and any
     Content-Security-Policy violation the page reports are collected in ``problems`` (``data:`` and ``blob:`` URLs
-    are the page's own)."""
+    are the page's own); each page counts the runs it asks the server for (``RUN_TRACKER``)."""
 
     def __init__(self, browser):
         self._browser = browser
@@ -75,6 +122,7 @@ class WatchedBrowser:
                 self.problems.append(message.text[:300])
         context.on("request", request)
         context.on("console", console)
+        context.add_init_script(RUN_TRACKER)
         return context
 
     def new_context(self, **kwargs):

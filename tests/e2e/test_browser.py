@@ -24,16 +24,20 @@ SCRIPT_STATE = """() => { const app = document.querySelector('[data-testid="stAp
 
 # Whether the app's style sheet is applied (explorer.ui.layout marks it): the element that carries it loads its
 # code on its own, and on a fresh page it can come a second after the first text, at 16 px in lecture mode.
-# wait_idle asks every 50 ms, in one round trip to the page: the run idle, the connection up, the style sheet applied.
-IDLE = """() => { const app = document.querySelector('[data-testid="stApp"]');
-  return !!app && app.dataset.testScriptState === 'notRunning' && app.dataset.testConnectionState === 'CONNECTED'
+# wait_idle asks every 50 ms, in one round trip to the page: the run idle, every run the page asked for over
+# (tests/e2e/conftest.py's RUN_TRACKER; a page without it answers for the run state alone), the connection up,
+# the style sheet applied.
+IDLE = """() => { const app = document.querySelector('[data-testid="stApp"]'), runs = window.__explorerRuns;
+  const asked = !!runs && runs.sentAt > runs.finishedAt;
+  return !!app && !asked && app.dataset.testScriptState === 'notRunning'
+    && app.dataset.testConnectionState === 'CONNECTED'
     && getComputedStyle(document.documentElement).getPropertyValue('--explorer-styled').trim() === '1'; }"""
 
 
 def wait_idle(page, settle: float = 0.5, timeout: float = 90) -> None:
-    """Wait until Streamlit is connected, the app's style sheet is applied, and the script has not run for
-    ``settle`` seconds (a slider sends its value a moment after the key press or the release, and a run can ask
-    for another)."""
+    """Wait until Streamlit is connected, the app's style sheet is applied, every run the page asked for has begun,
+    and the script has not run for ``settle`` seconds (a slider sends its value a moment after the key press or the
+    release, and a run can ask for another)."""
     deadline = time.time() + timeout
     quiet_since = None
     while time.time() < deadline:
@@ -50,21 +54,21 @@ def wait_idle(page, settle: float = 0.5, timeout: float = 90) -> None:
 MAIN_SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'
 
 
-def open_and_press(page, url, button):
-    page.goto(url)
+def test_preset_buttons_move_the_bandwidth_and_it_is_shared_between_pages(page, server_url):
+    """A preset button sets the bandwidth slider; the value goes with the viewer to the heatmap page. The first
+    press's request is held back 1.5 s in the page, longer than wait_idle's quiet half second (as a busy server
+    can take to begin a run: a run found the slider still at 0.2 once): wait_idle returns once that run is over,
+    and the slider says 5 at once."""
+    page.goto(server_url + "/kernel_regression")
     page.wait_for_selector(CHART)
     wait_idle(page)
-    page.get_by_role("button", name=button, exact=True).click()
+    sent = page.evaluate("window.__explorerRuns.sent")
+    page.evaluate("window.__explorerSendDelay = 1500")
+    page.get_by_role("button", name="h = 5", exact=True).click()
     wait_idle(page)
-
-
-def test_preset_buttons_move_the_bandwidth_and_it_is_shared_between_pages(page, server_url):
-    """A preset button sets the bandwidth slider; the value goes with the viewer to the heatmap page. (Each press's
-    effect is waited for: on a busy server the rerun a press asks for can start after wait_idle's quiet half second,
-    which once found the slider still at 0.2.)"""
-    open_and_press(page, server_url + "/kernel_regression", "h = 5")
-    expect(page.locator(MAIN_SLIDER).first).to_have_attribute("aria-valuetext", "5", timeout=30_000)
-    wait_idle(page)
+    assert page.evaluate("window.__explorerRuns.sent") == sent + 1, "the press's rerun request was not counted"
+    assert page.locator(MAIN_SLIDER).first.get_attribute("aria-valuetext") == "5"
+    page.evaluate("window.__explorerSendDelay = 0")
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(ARTIFACTS / "kernel_regression_h5.png"), full_page=True)
     page.get_by_role("button", name="h = 0.01", exact=True).click()
