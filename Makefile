@@ -67,9 +67,10 @@ chromium:
 # The suite runs on WORKERS pytest-xdist processes, a test file to a worker (a file's browser tests share one server,
 # the induction tests one set of trained models); each worker computes on one thread (tests/conftest.py).
 WORKERS ?= 2
+# The files are handed out in tests/conftest.py's order (the longest first), not xdist's (the most tests first).
 # Every run takes the tests in a new random order (pytest-randomly; the seed is printed at the top of the run):
 # PYTEST_ARGS=--randomly-seed=N repeats one, PYTEST_ARGS="-p no:randomly" keeps the files' order.
-PYTEST := $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile $(PYTEST_ARGS)
+PYTEST := $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # Set-up first: the virtual environment (pip, on the CPU) and the system packages (apt, on the network and the
 # disk) are installed side by side, so a fresh machine waits for the longer of the two, not for both in turn.

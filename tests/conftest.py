@@ -52,11 +52,25 @@ def pytest_sessionstart(session):
 
 
 # The longest files first. make test hands out whole files to its workers (pytest-xdist, --dist loadfile), in this
-# order; a long file handed out last is the whole run's tail (the induction models, the browser walks: a minute or
-# more each). Within a file, and for every other file, the order is pytest's own.
+# order (--no-loadscope-reorder: by default xdist hands out the files with the most tests first, which put the browser
+# files, long but with few tests each, at the end); a long file handed out last is the whole run's tail (the
+# induction models, the browser walks: a minute or more each). Then the other browser files and the notebooks, then
+# the rest. Within a file, and within each of these groups, the order is pytest's own (shuffled by pytest-randomly).
 LONGEST_FIRST = ("tests/lessons/test_live_training.py", "tests/e2e/test_layout.py", "tests/e2e/test_browser.py",
                  "tests/lessons/test_icl_bandwidth.py", "tests/e2e/test_replicas.py",
                  "tests/lessons/test_efficient_attention.py", "tests/lessons/test_softmax_kernel.py")
+LONG = ("tests/e2e/", "docs/notebooks/")
+
+
+def file_rank(path: str) -> int:
+    """Where a file's tests go in the run: ``LONGEST_FIRST`` in its order, then ``LONG``'s files, then the rest.
+
+    >>> file_rank("tests/e2e/test_layout.py"), file_rank("tests/e2e/test_poll.py"), file_rank("tests/unit/test_x.py")
+    (1, 7, 8)
+    """
+    if path in LONGEST_FIRST:
+        return LONGEST_FIRST.index(path)
+    return len(LONGEST_FIRST) + (0 if path.startswith(LONG) else 1)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -65,8 +79,7 @@ def pytest_collection_modifyitems(config, items):
     hook too, and a conftest's wrapper is the outer one), the longest files are moved to the front; the shuffled
     order is kept within each file and among the rest (a stable sort)."""
     yield
-    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(Path(item.fspath).relative_to(ROOT).as_posix(), len(rank)))
+    items.sort(key=lambda item: file_rank(Path(item.fspath).relative_to(ROOT).as_posix()))
 
 
 @pytest.fixture(scope="session", autouse=True)

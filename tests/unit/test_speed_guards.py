@@ -2,11 +2,14 @@
 tests/app/test_landing_and_navigation.py)."""
 
 import ast
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def loaded_after(code: str, modules=("torch._dynamo", "sympy")) -> list[str]:
     """Which of ``modules`` a fresh interpreter has loaded after running ``code`` (which must not fail)."""
-    import subprocess
     import sys
 
     probe = f"{code}\nimport sys\nprint(sorted(m for m in {tuple(modules)!r} if m in sys.modules))\n"
@@ -110,3 +113,13 @@ def test_two_apptests_in_one_process_scan_the_installed_distributions_once(monke
     for _ in range(2):
         assert not AppTest.from_function(page).run().exception
     assert len(listed) == 1
+
+
+def test_make_test_hands_out_the_files_longest_first():
+    """pytest-xdist hands out the files with the most tests first unless told not to (--no-loadscope-reorder), which
+    undoes tests/conftest.py's order (the longest files first) and leaves a browser file, long but with few tests,
+    to be the run's tail: both make test and make test-fast pass the option."""
+    for target in ("test", "test-fast"):
+        dry = subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        pytest_lines = [line for line in dry.splitlines() if " -m pytest " in line]
+        assert pytest_lines and all("--dist loadfile --no-loadscope-reorder" in line for line in pytest_lines), dry
