@@ -7,6 +7,8 @@ import re
 import time
 import urllib.request
 
+from playwright.sync_api import expect
+
 from explorer.i18n import t
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.test_browser import wait_idle
@@ -73,7 +75,8 @@ def test_a_peer_instruction_round_from_poll_to_reveal(browser, server_url):
     link = lecturer.locator(f"{PANEL} h3").first
     code = link.inner_text().rsplit("/", 1)[-1]
     assert re.fullmatch(r"[A-Z2-9]{6}", code), code
-    assert lecturer.locator(f"{PANEL} img").count() == 1                 # the QR code
+    # the QR code: drawn after the link's heading in the same run (waited for: a run found the heading alone)
+    expect(lecturer.locator(f"{PANEL} img")).to_have_count(1, timeout=30_000)
     lecturer.screenshot(path=str(ARTIFACTS / "poll_lecturer_open.png"))
     _projected(lecturer, "voting, round 1", qr=True, choices=True)
     copied = link.inner_text()                          # what a student copies: the whole link, scheme and all
