@@ -108,10 +108,16 @@ def test_the_keyboard_alone_reaches_each_pages_main_control_and_moves_its_figure
     drawn = page.evaluate("() => { const s = getComputedStyle(document.activeElement); "
                           "return [s.outlineStyle, s.boxShadow]; }")
     assert drawn != ["none", "none"], "the focus is not drawn"
-    # a slider moves with the arrow keys; a select box opens on the down arrow, which then moves to the next
-    # option, and Enter picks it
-    for key in ("ArrowRight", "ArrowRight") if param.kind != "select" else ("ArrowDown", "ArrowDown", "Enter"):
-        page.keyboard.press(key)
+    # a slider moves with the arrow keys; a select box opens on the down arrow (its list waited for: it opens a
+    # moment later on a busy machine), which then moves to the next option, and Enter picks it
+    if param.kind != "select":
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+    else:
+        page.keyboard.press("ArrowDown")
+        page.locator('[role="listbox"]').first.wait_for(timeout=30_000)
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("Enter")
     # the move's rerun may start later than an idle check looks (a busy machine): wait for the figures to change
     assert until(lambda: page.evaluate(PLOTS) != before, timeout=60), "the figures did not follow the keyboard"
     wait_idle(page)
