@@ -36,7 +36,6 @@ def _scan_installed_components_once():
 
 
 _scan_installed_components_once()
-
 if os.environ.get("PYTEST_XDIST_WORKER"):
     import torch
 

@@ -94,9 +94,9 @@ RUN_TRACKER = """(() => {
         if (s >= 0 && s !== 2) { runs.finished += 1; runs.finishedAt = performance.now(); }
       });
     }
-    const first = data instanceof ArrayBuffer ? new Uint8Array(data, 0, 1)[0]
-      : ArrayBuffer.isView(data) && data.byteLength ? new Uint8Array(data.buffer, data.byteOffset, 1)[0] : null;
-    if (first !== 0x5a) return send.call(this, data);
+    const bytes = data instanceof ArrayBuffer ? new Uint8Array(data)
+      : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : null;
+    if (!bytes || bytes[0] !== 0x5a) return send.call(this, data);
     runs.sent += 1;
     runs.sentAt = performance.now();
     const delay = window.__explorerSendDelay || 0;

@@ -48,11 +48,9 @@ def wait_idle(page, settle: float = 0.5, timeout: float = 90) -> None:
         elif time.time() - quiet_since >= settle:
             return
         time.sleep(0.05)
-    state = page.evaluate("() => { const app = document.querySelector('[data-testid=\"stApp\"]'); return "
-                          "{script: app && app.dataset.testScriptState, "
-                          "connection: app && app.dataset.testConnectionState, runs: window.__explorerRuns || null}; }")
     raise AssertionError(f"the app kept running, a run it asked for never ended, or its style sheet never applied, "
-                         f"for {timeout:g} s: {state}")
+                         f"for {timeout:g} s: run and connection state {page.evaluate(SCRIPT_STATE)}, requests sent "
+                         f"and runs finished {page.evaluate('window.__explorerRuns || null')}")
 
 
 MAIN_SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'

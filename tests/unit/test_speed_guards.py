@@ -3,9 +3,8 @@ tests/app/test_landing_and_navigation.py)."""
 
 import ast
 import subprocess
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import ROOT
 
 
 def loaded_after(code: str, modules=("torch._dynamo", "sympy")) -> list[str]:
