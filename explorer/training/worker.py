@@ -214,8 +214,15 @@ class Worker:
             try:
                 kind, number, payload = self.conn.recv()
             except Exception:                     # (EOF: the process ended; anything else: it cannot be read)
+                # The socket closes while the process exits, a moment before its status can be read: wait for it,
+                # so that whoever learns of the death (``_died``) can say the status (a process still running after
+                # an unreadable message is ended here).
+                try:
+                    self.process.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
                 self._died()
-                self.process.kill()
                 return
             job = self.jobs.get(number)
             if job is None:

@@ -190,3 +190,38 @@ def test_updates_the_page_has_not_taken_are_merged_into_one():
     assert job.take() == [{"rows": [{"step": 0}, {"step": 1}, {"step": 2}], "step_count": 3, "weights": "w3",
                            "stopped": None}]
     assert job.take() == []
+
+
+def test_a_death_is_told_with_the_exit_status_already_known():
+    """The socket of a dying process closes a moment before its exit status can be read; the reader waits for the
+    status before it tells anyone (the page said "exit status -1" once, having asked too early). A stand-in process
+    closes its end of the socket, then lives 0.3 s more and ends by SIGKILL."""
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import threading
+    from multiprocessing.connection import Connection
+
+    from explorer.training.worker import Job, Worker
+
+    told = []
+
+    class Watched(Worker):
+        def _died(self):                    # the status as the runs waiting on the worker learn of its death
+            told.append(self.exitcode)
+            super()._died()
+
+    ours, theirs = socket.socketpair()
+    script = ("import os, signal, sys, time; os.close(int(sys.argv[1])); time.sleep(0.3); "
+              "os.kill(os.getpid(), signal.SIGKILL)")
+    worker = Watched.__new__(Watched)       # (its own process, not a trainer)
+    worker.process = subprocess.Popen([sys.executable, "-c", script, str(theirs.fileno())],
+                                      pass_fds=(theirs.fileno(),))
+    theirs.close()
+    worker.conn, worker.lock, worker.dead = Connection(ours.detach()), threading.Lock(), False
+    job = Job(worker, 1, "a")
+    worker.jobs, worker.current = {1: job}, job
+    worker._read()
+    assert job.returned.is_set() and job.lost and worker.dead
+    assert told == [-signal.SIGKILL]
