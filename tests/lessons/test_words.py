@@ -4,44 +4,21 @@ job; this catches a number that overflows or a text that leaks its braces at a s
 
 The lessons that train to say their sentences (Attention learns its bandwidth, Live training) are swept by their
 own tests; Kernel regression and Softmax is a kernel, whose sentences cost a bandwidth search or a trained layer per
-setting, are swept at seed 0 here (their claims at seeds 0-4 in their own tests)."""
-
-import functools
+setting, are swept at seed 0 here (their claims at seeds 0-4 in their own tests). Settings that differ in one control
+share most figures' inputs: each figure's data is computed once per inputs (tests/lessons/conftest.py)."""
 
 import pytest
 
 from explorer.lessons import attention_heatmap, efficient_attention, kernel_regression, masking, scaling, softmax_kernel
-from explorer.lessons.base import Spec
 from tests.lessons.sweep import SEEDS, assert_words, settings
 
 LESSONS = {masking: SEEDS, scaling: SEEDS, attention_heatmap: SEEDS, efficient_attention: SEEDS,
            kernel_regression: (0,), softmax_kernel: (0,)}
 
 
-@pytest.fixture
-def figures_computed_once(monkeypatch):
-    """Settings that differ in one control share most figures' inputs: each figure's data is computed once per
-    inputs within the test."""
-    import pickle
-
-    done = {}
-    compute = Spec.data
-
-    def data(spec):
-        try:
-            key = (spec.lesson, spec.figure_def.compute.__qualname__, pickle.dumps(dict(spec.inputs)))
-        except (pickle.PicklingError, TypeError, AttributeError):
-            return compute(spec)
-        if key not in done:
-            done[key] = compute(spec)
-        return done[key]
-    monkeypatch.setattr(Spec, "data", data)
-    return functools.partial(len, done)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("lesson", list(LESSONS), ids=lambda m: m.__name__.rsplit(".", 1)[-1])
-def test_every_sentence_at_every_swept_setting_reads_as_words(lesson, figures_computed_once):
+def test_every_sentence_at_every_swept_setting_reads_as_words(lesson):
     for values in settings(lesson, seeds=LESSONS[lesson]):
         for said in lesson.sentences(values):
             try:
