@@ -84,3 +84,30 @@ def test_flatten_and_words():
     assert flatten([Say("kr.snap", pct=0.03), None, [Say("mk.notice")]]) == [Say("kr.snap", pct=0.03), Say("mk.notice")]
     with pytest.raises(AssertionError):
         assert_words(Say("kr.snap", pct=math.inf))
+
+
+def test_a_figures_data_is_computed_once_per_inputs_and_each_test_reads_its_own_copy(monkeypatch):
+    """tests/lessons/conftest.py's ``computed_once``: the second read of a figure at the same settings does not
+    compute, and what one reader writes into its arrays the next does not see; other settings compute anew."""
+    import numpy as np
+
+    from explorer.lessons import scaling
+    from explorer.lessons.params import defaults
+    from tests.lessons import conftest
+
+    computed = []
+    plain = conftest._plain_data
+    monkeypatch.setattr(conftest, "_plain_data", lambda spec: computed.append(spec.inputs) or plain(spec))
+    monkeypatch.setattr(conftest, "_COMPUTED", conftest.OrderedDict())
+    spec = scaling.figures(defaults(scaling.PARAMS))["logit_histogram"]
+    first = spec.data()
+    arrays = [k for k, v in first.items() if isinstance(v, np.ndarray)]
+    assert arrays and len(computed) == 1
+    for k in arrays:
+        first[k][...] = -1
+    second = spec.data()
+    assert len(computed) == 1
+    fresh = plain(spec)
+    assert all(np.array_equal(second[k], fresh[k]) and not np.all(second[k] == -1) for k in arrays)
+    scaling.figures({**defaults(scaling.PARAMS), "scale.seed": 3})["logit_histogram"].data()
+    assert len(computed) == 2
