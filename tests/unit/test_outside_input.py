@@ -156,15 +156,18 @@ def test_redis_refuses_a_client_without_the_password_and_keeps_it_off_the_comman
     if REDIS is None:
         pytest.skip(REDIS_MISSING)
     import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
 
     from explorer.polls.redis_store import RedisStore
 
     server = RedisServer(tmp_path / "redis").start()
+    once = Retry(NoBackoff(), 0)         # a refusal at the first try (redis-py retries it, 4 s, by default)
     try:
         with pytest.raises(redis.exceptions.AuthenticationError):
-            redis.Redis(host="127.0.0.1", port=server.port).get("x")
+            redis.Redis(host="127.0.0.1", port=server.port, retry=once).get("x")
         with pytest.raises(redis.exceptions.AuthenticationError):
-            redis.Redis(host="127.0.0.1", port=server.port, password="guess").get("x")
+            redis.Redis(host="127.0.0.1", port=server.port, password="guess", retry=once).get("x")
         store = RedisStore(server.url)
         code, _ = store.open("scaling", TEXTS, answer=0)
         assert store.get(code).phase == "voting"
