@@ -223,5 +223,6 @@ def test_a_death_is_told_with_the_exit_status_already_known():
     job = Job(worker, 1, "a")
     worker.jobs, worker.current = {1: job}, job
     worker._read()
+    worker.conn.close()
     assert job.returned.is_set() and job.lost and worker.dead
     assert told == [-signal.SIGKILL]
