@@ -49,6 +49,27 @@ def _key(value):
     return None
 
 
+def _copy(value):
+    """``value`` with every array in it (in dicts, lists and tuples too) copied."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(_copy(v) for v in value)
+    return value
+
+
+def _nbytes(value) -> int:
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, dict):
+        return sum(_nbytes(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(_nbytes(v) for v in value)
+    return 0
+
+
 def _data_once(spec: Spec) -> dict:
     """``Spec.data`` kept per (compute, inputs), as the server's cache keeps it (``explorer.ui.cache.spec_data``);
     each test gets its own copy of the arrays (a test that wrote into one would otherwise change what the next
@@ -61,14 +82,10 @@ def _data_once(spec: Spec) -> dict:
         _COMPUTED.move_to_end(key)
         return _copy(_COMPUTED[key][0])
     data = _plain_data(spec)
-    _COMPUTED[key] = (data, sum(v.nbytes for v in data.values() if isinstance(v, np.ndarray)))
+    _COMPUTED[key] = (data, _nbytes(data))
     while sum(kept for _, kept in _COMPUTED.values()) > CACHE_BYTES:
         _COMPUTED.popitem(last=False)
     return _copy(data)
-
-
-def _copy(data: dict) -> dict:
-    return {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in data.items()}
 
 
 @pytest.fixture(autouse=True)
