@@ -36,6 +36,7 @@ def _scan_installed_components_once():
 
 
 _scan_installed_components_once()
+
 if os.environ.get("PYTEST_XDIST_WORKER"):
     import torch
 

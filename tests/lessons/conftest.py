@@ -5,14 +5,14 @@ tests/conftest.py), shared by every test that reads them. A figure's data is com
 each setting (``computed_once``): the sweeps of different claims meet at the same settings."""
 
 import hashlib
-from collections import OrderedDict
+import pickle
 
-import numpy as np
 import pytest
 import torch
 from streamlit import config
 
 from explorer.lessons.base import Spec
+from explorer.ui.memory import Budget, Kept
 
 config.set_option("runner.magicEnabled", False)
 
@@ -28,64 +28,25 @@ def trained_as_the_page_trains():
         yield
 
 
-CACHE_BYTES = 256 * 2**20
-_COMPUTED: OrderedDict = OrderedDict()           # key -> (data, its arrays' bytes), the oldest first
+# the server's cache (``explorer.ui.memory.Kept``: least recently used dropped first, arrays handed out as copies),
+# on a byte budget of its own so that it neither takes from nor is emptied by the page runs' caches in this process
+_COMPUTED = Kept("lesson tests' figure data", size=10_000, budget=Budget(256 * 2**20), copies=True)
 _plain_data = Spec.data
 
 
-def _key(value):
-    """A hashable stand-in for a compute input (an array by its shape, type and bytes); None for anything else,
-    which is then computed each time."""
-    if isinstance(value, (bool, int, float, str, type(None))):
-        return type(value).__name__, value
-    if isinstance(value, np.ndarray):
-        return "array", value.shape, value.dtype.str, hashlib.blake2b(np.ascontiguousarray(value).tobytes()).digest()
-    if isinstance(value, (list, tuple)):
-        parts = [_key(v) for v in value]
-        return None if None in parts else (type(value).__name__, *parts)
-    if isinstance(value, dict):
-        parts = [(k, _key(v)) for k, v in sorted(value.items())]
-        return None if any(v is None for _, v in parts) else ("dict", *parts)
-    return None
-
-
-def _copy(value):
-    """``value`` with every array in it (in dicts, lists and tuples too) copied."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if type(value) in (list, tuple):
-        return type(value)(_copy(v) for v in value)
-    return value
-
-
-def _nbytes(value) -> int:
-    if isinstance(value, np.ndarray):
-        return value.nbytes
-    if isinstance(value, dict):
-        return sum(_nbytes(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return sum(_nbytes(v) for v in value)
-    return 0
-
-
 def _data_once(spec: Spec) -> dict:
-    """``Spec.data`` kept per (compute, inputs), as the server's cache keeps it (``explorer.ui.cache.spec_data``);
+    """``Spec.data`` kept per (compute, inputs), keyed as ``explorer.ui.memory.memo`` keys (the inputs pickled);
     each test gets its own copy of the arrays (a test that wrote into one would otherwise change what the next
-    reads); at most CACHE_BYTES of arrays, the oldest dropped first."""
-    key = _key(dict(spec.inputs)) if spec.figure_def.cached else None
-    if key is None:
-        return _plain_data(spec)
-    key = (spec.figure_def.compute.__module__, spec.figure_def.compute.__qualname__, key)
-    if key in _COMPUTED:
-        _COMPUTED.move_to_end(key)
-        return _copy(_COMPUTED[key][0])
-    data = _plain_data(spec)
-    _COMPUTED[key] = (data, _nbytes(data))
-    while sum(kept for _, kept in _COMPUTED.values()) > CACHE_BYTES:
-        _COMPUTED.popitem(last=False)
-    return _copy(data)
+    reads). A figure that reads live state (``cached=False``) or inputs that cannot be pickled: computed each time."""
+    key = None
+    if spec.figure_def.cached:
+        compute = spec.figure_def.compute
+        try:
+            key = hashlib.blake2b(pickle.dumps((compute.__module__, compute.__qualname__, sorted(spec.inputs.items())),
+                                               protocol=pickle.HIGHEST_PROTOCOL), digest_size=16).digest()
+        except (pickle.PicklingError, TypeError, AttributeError):
+            pass
+    return _COMPUTED.get(key, lambda: _plain_data(spec))
 
 
 @pytest.fixture(autouse=True)

@@ -98,7 +98,7 @@ def test_a_figures_data_is_computed_once_per_inputs_and_each_test_reads_its_own_
     computed = []
     plain = conftest._plain_data
     monkeypatch.setattr(conftest, "_plain_data", lambda spec: computed.append(spec.inputs) or plain(spec))
-    monkeypatch.setattr(conftest, "_COMPUTED", conftest.OrderedDict())
+    conftest._COMPUTED.clear()               # (the other tests' entries: computed again when next read)
     spec = scaling.figures(defaults(scaling.PARAMS))["logit_histogram"]
     first = spec.data()
     arrays = [k for k, v in first.items() if isinstance(v, np.ndarray)]
